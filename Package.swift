@@ -1,0 +1,68 @@
+// swift-tools-version: 6.1
+// Audio sessions for PipeWire: Apple's audio-session model as a PipeWire policy.
+import PackageDescription
+
+let package = Package(
+    name: "pipewire-audio-session",
+    products: [
+        // The policy and the Swift side of the module, as one static archive that
+        // meson-shim links (with the Swift standard library, statically) into
+        // libpipewire-module-audio-session.so.
+        .library(name: "AudioSessionModuleCore", type: .static, targets: ["AudioSessionModuleCore"]),
+        .library(name: "AudioSession", targets: ["AudioSession"]),
+        .executable(name: "pw-session", targets: ["pw-session"]),
+        .executable(name: "session-policy-bench", targets: ["session-policy-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // Apple's audio-session rules as a pure state machine. Standard library only:
+        // it is loaded into the PipeWire daemon.
+        .target(name: "SessionPolicy"),
+
+        // libpipewire-0.3 headers and link flags, from pkg-config.
+        .systemLibrary(
+            name: "CPipeWire",
+            pkgConfig: "libpipewire-0.3",
+            providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]
+        ),
+        // Macros, variadic and static-inline PipeWire/SPA calls as real, prefixed functions.
+        .target(name: "CPipeWireShim", dependencies: ["CPipeWire"]),
+
+        // The one C header between the module (Modules/) and the Swift core.
+        .target(name: "AudioSessionCoreABI"),
+        // The Swift side of the module: @_cdecl entry points over SessionPolicy.
+        .target(name: "AudioSessionModuleCore", dependencies: ["SessionPolicy", "AudioSessionCoreABI"]),
+
+        // The headless PipeWire sandbox (pw-session sandbox, the integration tests, make bench).
+        .target(name: "Sandbox"),
+
+        // The AVAudioSession-like client library for applications.
+        .target(name: "AudioSession", dependencies: ["CPipeWireShim", "SessionPolicy"]),
+        .executableTarget(
+            name: "pw-session",
+            dependencies: [
+                "AudioSession",
+                "SessionPolicy",
+                "Sandbox",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "session-policy-bench",
+            dependencies: ["SessionPolicy"]
+        ),
+
+        .testTarget(
+            name: "SessionPolicyTests",
+            dependencies: [
+                "SessionPolicy",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "SessionPolicy"]),
+    ]
+)

@@ -1,0 +1,1 @@
+#include "audio_session_core.h"

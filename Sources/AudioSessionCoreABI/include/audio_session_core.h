@@ -1,0 +1,3 @@
+#ifndef AUDIO_SESSION_CORE_H
+#define AUDIO_SESSION_CORE_H
+#endif

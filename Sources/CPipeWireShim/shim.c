@@ -1,0 +1,1 @@
+#include "cpipewire_shim.h"
