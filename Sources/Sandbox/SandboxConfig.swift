@@ -1,0 +1,220 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Configuration files and module lookup for the sandbox.
+enum SandboxConfig {
+    static let moduleFileName = "libpipewire-module-audio-session.so"
+
+    /// Where Debian (and most distributions) install PipeWire's default configuration.
+    static let pipewireConfDataDirs = ["/usr/share/pipewire"]
+    static let wireplumberDataDirs = ["/usr/share/wireplumber"]
+
+    /// PipeWire's own module directory: pkg-config, else the usual places.
+    static func systemModuleDirectory(scratch: String) -> String? {
+        if let out = try? runQuick(["pkg-config", "--variable=moduledir", "libpipewire-0.3"], scratch: scratch) {
+            let dir = out.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !dir.isEmpty, FileManager.default.fileExists(atPath: dir) { return dir }
+        }
+        for dir in ["/usr/lib/x86_64-linux-gnu/pipewire-0.3", "/usr/lib/aarch64-linux-gnu/pipewire-0.3",
+                    "/usr/lib64/pipewire-0.3", "/usr/lib/pipewire-0.3", "/usr/local/lib/pipewire-0.3"]
+        where FileManager.default.fileExists(atPath: dir + "/libpipewire-module-protocol-native.so") {
+            return dir
+        }
+        return nil
+    }
+
+    /// The real path of the running executable.
+    static func executablePath() -> String? {
+        if let p = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return p }
+        return CommandLine.arguments.first.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }
+    }
+
+    /// A checkout of this project: a directory holding `meson-shim/meson.build` and `Package.swift`,
+    /// found walking up from the running executable and from the current directory.
+    static func findCheckout() -> String? {
+        var starts: [String] = []
+        if let exe = executablePath() { starts.append((exe as NSString).deletingLastPathComponent) }
+        starts.append(FileManager.default.currentDirectoryPath)
+        for start in starts {
+            var dir = URL(fileURLWithPath: start).standardizedFileURL
+            while true {
+                let fm = FileManager.default
+                if fm.fileExists(atPath: dir.appendingPathComponent("meson-shim/meson.build").path),
+                   fm.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+                    return dir.path
+                }
+                let parent = dir.deletingLastPathComponent()
+                if parent.path == dir.path { break }
+                dir = parent
+            }
+        }
+        return nil
+    }
+
+    /// Finds the module: explicit directory, `AUDIO_SESSION_MODULE_DIR`, the checkout's
+    /// `build/meson/`, the system module directory. Returns the file's path.
+    static func findModule(explicitDirectory: String?, environment: [String: String], scratch: String) throws -> String {
+        let fm = FileManager.default
+        if let dir = explicitDirectory {
+            let path = (dir as NSString).appendingPathComponent(moduleFileName)
+            guard fm.fileExists(atPath: path) else { throw SandboxError.moduleNotFound(searched: [dir]) }
+            return path
+        }
+        if let dir = environment["AUDIO_SESSION_MODULE_DIR"], !dir.isEmpty {
+            let path = (dir as NSString).appendingPathComponent(moduleFileName)
+            guard fm.fileExists(atPath: path) else {
+                throw SandboxError.moduleNotFound(searched: [dir + " (AUDIO_SESSION_MODULE_DIR)"])
+            }
+            return path
+        }
+        var searched: [String] = []
+        if let checkout = findCheckout() {
+            let dir = checkout + "/build/meson"
+            searched.append(dir)
+            let path = dir + "/" + moduleFileName
+            if fm.fileExists(atPath: path) { return path }
+        }
+        if let sys = systemModuleDirectory(scratch: scratch) {
+            searched.append(sys)
+            let path = sys + "/" + moduleFileName
+            if fm.fileExists(atPath: path) { return path }
+        }
+        throw SandboxError.moduleNotFound(searched: searched)
+    }
+
+    /// Removes the `{ name = <module> ... }` blocks of the named modules from a
+    /// SPA-JSON configuration text (comments are skipped while matching braces).
+    static func removingModules(_ names: [String], from text: String) -> String {
+        var chars = Array(text.unicodeScalars)
+        for name in names {
+            while let start = findModuleBlock(name, in: chars), let end = matchingBrace(chars, from: start) {
+                chars.removeSubrange(start...end)
+            }
+        }
+        var s = String.UnicodeScalarView()
+        s.append(contentsOf: chars)
+        return String(s)
+    }
+
+    private static func findModuleBlock(_ name: String, in chars: [Unicode.Scalar]) -> Int? {
+        let text = String(String.UnicodeScalarView(chars))
+        // Walk lines, ignoring commented ones; find "{ name = <name>" (whole word).
+        var offset = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let scalars = Array(line.unicodeScalars)
+            let lineStr = String(line)
+            let trimmed = lineStr.trimmingCharacters(in: .whitespaces)
+            if !trimmed.hasPrefix("#"), let r = lineStr.range(of: "name = \(name)") {
+                let after = lineStr[r.upperBound...].first
+                if after == nil || after == " " || after == "\t" || after == "}" {
+                    let prefix = lineStr[..<r.lowerBound]
+                    if let brace = prefix.unicodeScalars.lastIndex(of: "{") {
+                        let col = prefix.unicodeScalars.distance(from: prefix.unicodeScalars.startIndex, to: brace)
+                        return offset + col
+                    }
+                }
+            }
+            offset += scalars.count + 1
+        }
+        return nil
+    }
+
+    private static func matchingBrace(_ chars: [Unicode.Scalar], from start: Int) -> Int? {
+        var depth = 0
+        var i = start
+        var inString = false
+        while i < chars.count {
+            let c = chars[i]
+            if inString {
+                if c == "\\" { i += 1 } else if c == "\"" { inString = false }
+            } else if c == "#" {
+                while i < chars.count && chars[i] != "\n" { i += 1 }
+            } else if c == "\"" {
+                inString = true
+            } else if c == "{" || c == "[" {
+                depth += 1
+            } else if c == "}" || c == "]" {
+                depth -= 1
+                if depth == 0 { return i }
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Writes the private PipeWire configuration directory: copies of the installed
+    /// configuration files without real-time (module-rt) and X11 (module-x11-bell)
+    /// modules, and, when `module` is given, the drop-in that loads it.
+    static func writePipeWireConfig(to dir: String, loadModule: Bool) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        guard let source = pipewireConfDataDirs.first(where: { fm.fileExists(atPath: $0 + "/pipewire.conf") }) else {
+            throw SandboxError.spawnFailed(program: "pipewire", reason: "no pipewire.conf in \(pipewireConfDataDirs.joined(separator: ", ")) (is the pipewire package installed?)")
+        }
+        for file in try fm.contentsOfDirectory(atPath: source) where file.hasSuffix(".conf") {
+            let text = try String(contentsOfFile: source + "/" + file, encoding: .utf8)
+            let cleaned = removingModules(["libpipewire-module-rt", "libpipewire-module-x11-bell"], from: text)
+            try cleaned.write(toFile: dir + "/" + file, atomically: true, encoding: .utf8)
+        }
+        let dropins = dir + "/pipewire.conf.d"
+        try fm.createDirectory(atPath: dropins, withIntermediateDirectories: true)
+        if loadModule {
+            let conf = """
+            # Written by the audio-session sandbox: load the policy module.
+            context.modules = [
+                { name = libpipewire-module-audio-session
+                    args = { }
+                }
+            ]
+
+            """
+            try conf.write(toFile: dropins + "/50-audio-session.conf", atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// WirePlumber: no ALSA, bluez, v4l2 or libcamera monitors, no real-time module.
+    /// WirePlumber 0.4.13 merges `main.lua.d`/`bluetooth.lua.d` from
+    /// `$XDG_CONFIG_HOME/wireplumber`, `/etc/wireplumber` and `/usr/share/wireplumber`
+    /// sorted by file name; `90-enable-all.lua` calls `alsa_monitor.enable()`, which
+    /// checks `alsa_monitor.enabled`, so the override must sort after the `50-*-config.lua`
+    /// files (which set `enabled = true`) and before `90-enable-all.lua`.
+    static func writeWirePlumberConfig(configHome: String) throws {
+        let fm = FileManager.default
+        let wp = configHome + "/wireplumber"
+        try fm.createDirectory(atPath: wp + "/main.lua.d", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: wp + "/bluetooth.lua.d", withIntermediateDirectories: true)
+        try """
+        -- Written by the audio-session sandbox: never touch real devices.
+        alsa_monitor.enabled = false
+        v4l2_monitor.enabled = false
+        libcamera_monitor.enabled = false
+
+        """.write(toFile: wp + "/main.lua.d/89-sandbox.lua", atomically: true, encoding: .utf8)
+        try """
+        -- Written by the audio-session sandbox: no Bluetooth (and no system bus).
+        bluez_monitor.enabled = false
+
+        """.write(toFile: wp + "/bluetooth.lua.d/89-sandbox.lua", atomically: true, encoding: .utf8)
+        // The daemon's context configuration, without module-rt.
+        if let source = wireplumberDataDirs.first(where: { fm.fileExists(atPath: $0 + "/wireplumber.conf") }) {
+            let text = try String(contentsOfFile: source + "/wireplumber.conf", encoding: .utf8)
+            try removingModules(["libpipewire-module-rt"], from: text)
+                .write(toFile: wp + "/wireplumber.conf", atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// Runs a short command outside any sandbox and returns its output (pkg-config).
+    static func runQuick(_ argv: [String], scratch: String) throws -> String {
+        let out = (scratch as NSString).appendingPathComponent("quick-\(UInt32.random(in: 0...UInt32.max)).out")
+        defer { unlink(out) }
+        let child = try ChildProcess.spawn(argv, environment: ProcessInfo.processInfo.environment,
+                                           stdout: out, stderr: "/dev/null")
+        guard child.wait(timeout: 10) == 0 else {
+            child.terminate(signal: SIGKILL, timeout: 1)
+            throw SandboxError.commandFailed(command: argv.joined(separator: " "), status: child.exitStatus ?? -1, stderr: "")
+        }
+        return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+    }
+}

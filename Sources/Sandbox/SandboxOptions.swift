@@ -1,0 +1,148 @@
+import Foundation
+
+/// A virtual output created in the sandbox as a `support.null-audio-sink` node.
+public struct VirtualDevice: Sendable, Hashable, CustomStringConvertible {
+    /// `node.name` (also what `pw-record --target` and `pactl` use).
+    public var name: String
+    /// `node.description`.
+    public var nodeDescription: String
+    /// `device.form-factor` (`internal`, `headphones`, …).
+    public var formFactor: String
+    /// `priority.session`: WirePlumber makes the highest one the default.
+    public var priority: Int
+    /// `media.class`.
+    public var mediaClass: String
+
+    public init(name: String, nodeDescription: String, formFactor: String, priority: Int, mediaClass: String = "Audio/Sink") {
+        self.name = name
+        self.nodeDescription = nodeDescription
+        self.formFactor = formFactor
+        self.priority = priority
+        self.mediaClass = mediaClass
+    }
+
+    /// The built-in speaker: `node.name=speaker`, `device.form-factor=internal`, priority 1000.
+    public static let speaker = VirtualDevice(name: "speaker", nodeDescription: "Speaker", formFactor: "internal", priority: 1000)
+    /// Headphones: `node.name=headphones`, `device.form-factor=headphones`, priority 2000 (the default output).
+    public static let headphones = VirtualDevice(name: "headphones", nodeDescription: "Headphones", formFactor: "headphones", priority: 2000)
+
+    /// The devices known by name.
+    public static let known: [VirtualDevice] = [.speaker, .headphones]
+
+    /// The device called `name` (`speaker`, `headphones`).
+    public static func named(_ name: String) throws -> VirtualDevice {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard let d = known.first(where: { $0.name == trimmed }) else {
+            throw SandboxError.unknownDevice(trimmed, known: known.map(\.name))
+        }
+        return d
+    }
+
+    /// Parses a comma-separated list (`speaker,headphones`). Unknown or repeated names are errors.
+    public static func parseList(_ list: String) throws -> [VirtualDevice] {
+        var result: [VirtualDevice] = []
+        for part in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = part.trimmingCharacters(in: .whitespaces)
+            if name.isEmpty { continue }
+            let d = try named(name)
+            if result.contains(d) { throw SandboxError.duplicateDevice(name) }
+            result.append(d)
+        }
+        return result
+    }
+
+    /// The properties given to `pw-cli create-node adapter`.
+    public var nodeProperties: String {
+        "{ factory.name=support.null-audio-sink node.name=\(name) node.description=\"\(nodeDescription)\" " +
+        "media.class=\(mediaClass) object.linger=true audio.position=[FL FR] " +
+        "device.form-factor=\(formFactor) priority.session=\(priority) }"
+    }
+
+    public var description: String { name }
+}
+
+/// How to start a sandbox.
+public struct SandboxOptions: Sendable {
+    /// The virtual outputs; default speaker + headphones.
+    public var devices: [VirtualDevice]
+    /// Load `libpipewire-module-audio-session` into the sandbox's PipeWire.
+    public var loadModule: Bool
+    /// The directory holding `libpipewire-module-audio-session.so` (overrides the search).
+    public var moduleDirectory: String?
+    /// Print every command the sandbox runs, and its daemon PIDs, through `progress`.
+    public var verbose: Bool
+    /// Start pipewire-pulse (for pulse clients: paplay, pactl).
+    public var startPulse: Bool
+    /// How long each daemon may take to come up.
+    public var startupTimeout: TimeInterval
+    /// Receives progress lines ("starting pipewire… ok"); nil = silent.
+    public var progress: (@Sendable (String) -> Void)?
+
+    public init(
+        devices: [VirtualDevice] = [.speaker, .headphones],
+        loadModule: Bool = true,
+        moduleDirectory: String? = nil,
+        verbose: Bool = false,
+        startPulse: Bool = true,
+        startupTimeout: TimeInterval = 20,
+        progress: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.devices = devices
+        self.loadModule = loadModule
+        self.moduleDirectory = moduleDirectory
+        self.verbose = verbose
+        self.startPulse = startPulse
+        self.startupTimeout = startupTimeout
+        self.progress = progress
+    }
+}
+
+/// Why the sandbox failed.
+public enum SandboxError: Error, CustomStringConvertible, LocalizedError, Equatable {
+    case unknownDevice(String, known: [String])
+    case duplicateDevice(String)
+    case spawnFailed(program: String, reason: String)
+    case tempDirectory(String)
+    case notReady(what: String, timeout: TimeInterval, log: String)
+    case daemonExited(name: String, status: Int32, log: String)
+    case moduleNotFound(searched: [String])
+    case commandFailed(command: String, status: Int32, stderr: String)
+    case timeout(String)
+    case stopped
+    case badWAV(String)
+
+    public var description: String {
+        switch self {
+        case let .unknownDevice(name, known):
+            return "Unknown device '\(name)'. Known devices: \(known.joined(separator: ", "))."
+        case let .duplicateDevice(name):
+            return "Device '\(name)' is listed twice."
+        case let .spawnFailed(program, reason):
+            return "Could not start '\(program)': \(reason)."
+        case let .tempDirectory(reason):
+            return "Could not create the sandbox's temporary directory: \(reason)."
+        case let .notReady(what, timeout, log):
+            return "\(what) did not come up within \(Int(timeout)) s." + Self.logSuffix(log)
+        case let .daemonExited(name, status, log):
+            return "\(name) exited during start-up (status \(status))." + Self.logSuffix(log)
+        case let .moduleNotFound(searched):
+            return "libpipewire-module-audio-session.so was not found (looked in: \(searched.joined(separator: ", "))). " +
+                "Build it (make module) or pass --no-module."
+        case let .commandFailed(command, status, stderr):
+            return "'\(command)' failed with status \(status)." + Self.logSuffix(stderr)
+        case let .timeout(what):
+            return "Timed out waiting for \(what)."
+        case .stopped:
+            return "The sandbox has been stopped."
+        case let .badWAV(reason):
+            return "Not a usable WAV file: \(reason)."
+        }
+    }
+
+    public var errorDescription: String? { description }
+
+    private static func logSuffix(_ log: String) -> String {
+        let t = log.trimmingCharacters(in: .whitespacesAndNewlines)
+        return t.isEmpty ? "" : "\nLast lines of its log:\n" + t
+    }
+}
