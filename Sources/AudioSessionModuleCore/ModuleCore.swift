@@ -1,1 +1,103 @@
+import AudioSessionCoreABI
 import SessionPolicy
+
+/// The Swift side of libpipewire-module-audio-session: owns the policy, turns
+/// ABI calls into `Event`s and runs the resulting `Effect`s through the
+/// module's callback table. One instance per loaded module, used on the
+/// PipeWire main loop only.
+public final class ModuleCore {
+    public private(set) var policy: SessionPolicy
+    let effects: EffectSink
+    /// Sequence number of the last event published on `audio-session.event`.
+    public private(set) var sequence: UInt64 = 0
+    /// The sessions whose state is published now.
+    public private(set) var publishedSessions: Set<SessionID> = []
+
+    public init(configuration: PolicyConfiguration, effects: EffectSink) {
+        self.policy = SessionPolicy(configuration: configuration)
+        self.effects = effects
+    }
+
+    /// Feeds one event to the policy and runs what it decides, in order.
+    public func handle(_ event: Event) {
+        for effect in policy.handle(event) {
+            run(effect)
+        }
+    }
+
+    func run(_ effect: Effect) {
+        switch effect {
+        case .pause(let node):
+            effects.pause(node.raw)
+        case .resume(let node):
+            effects.resume(node.raw)
+        case .duck(let node, let gain, let ramp):
+            effects.duck(node.raw, gain, ramp)
+        case .silence(let node, let on):
+            effects.silence(node.raw, on)
+        case .notify(let session, let notification):
+            sequence &+= 1
+            let value = MetadataFormat.event(sequence: sequence, session: session, notification: notification)
+            effects.publish(0, MetadataFormat.eventKey, MetadataFormat.jsonType, value.description)
+            effects.log(.info, "\(session): \(value)")
+        case .publishSession(let session, let snapshot):
+            if snapshot == nil { publishedSessions.remove(session) } else { publishedSessions.insert(session) }
+            let value = snapshot.map { MetadataFormat.session(session, $0).description }
+            effects.publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, MetadataFormat.jsonType, value)
+        case .publishGlobal(let global):
+            effects.publish(0, MetadataFormat.globalKey, MetadataFormat.jsonType, MetadataFormat.global(global).description)
+        }
+    }
+}
+
+public enum LogLevel: Sendable { case error, warn, info, debug }
+
+/// Where effects go: the module's `struct as_core_effects`, or a recording fake in tests.
+public protocol EffectSink: AnyObject {
+    func pause(_ node: UInt32)
+    func resume(_ node: UInt32)
+    func duck(_ node: UInt32, _ gain: Float, _ rampMilliseconds: UInt32)
+    func silence(_ node: UInt32, _ on: Bool)
+    /// `value` nil removes the key.
+    func publish(_ subject: UInt32, _ key: String, _ type: String, _ value: String?)
+    func log(_ level: LogLevel, _ message: String)
+}
+
+/// Runs effects through the C callback table given to `as_core_new`.
+final class CEffectSink: EffectSink {
+    let table: as_core_effects
+    let data: UnsafeMutableRawPointer?
+
+    init(table: as_core_effects, data: UnsafeMutableRawPointer?) {
+        self.table = table
+        self.data = data
+    }
+
+    func pause(_ node: UInt32) { table.pause?(data, node) }
+    func resume(_ node: UInt32) { table.resume?(data, node) }
+    func duck(_ node: UInt32, _ gain: Float, _ ramp: UInt32) { table.duck?(data, node, gain, ramp) }
+    func silence(_ node: UInt32, _ on: Bool) { table.silence?(data, node, on) }
+    func publish(_ subject: UInt32, _ key: String, _ type: String, _ value: String?) {
+        guard let publish = table.publish else { return }
+        key.withCString { k in
+            type.withCString { t in
+                if let value {
+                    value.withCString { v in publish(data, subject, k, t, v) }
+                } else {
+                    publish(data, subject, k, t, nil)
+                }
+            }
+        }
+    }
+    func log(_ level: LogLevel, _ message: String) {
+        guard let log = table.log else { return }
+        let c: as_log_level
+        switch level {
+        case .error: c = AS_LOG_ERROR
+        case .warn: c = AS_LOG_WARN
+        case .info: c = AS_LOG_INFO
+        case .debug: c = AS_LOG_DEBUG
+        }
+        message.withCString { log(data, c, $0) }
+    }
+}

@@ -1,3 +1,134 @@
+/* SPDX-FileCopyrightText: Copyright © 2026 The pipewire-audio-session authors */
+/* SPDX-License-Identifier: MIT */
+
+/*
+ * The one ABI between libpipewire-module-audio-session (C, Modules/) and its
+ * Swift core (Sources/AudioSessionModuleCore). Events go in as typed calls,
+ * effects come back through a table of callbacks the module provides. No
+ * PipeWire type crosses it: ids are the graph's global ids, properties are
+ * key/value C strings. The core never calls back into PipeWire itself.
+ *
+ * Threading: every function is called on PipeWire's main loop only; effects
+ * are called synchronously from inside the call that caused them, in order.
+ */
 #ifndef AUDIO_SESSION_CORE_H
 #define AUDIO_SESSION_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+#define AS_CORE_ABI_VERSION 1
+
+/** The core: an opaque Swift object, created by as_core_new, freed once by as_core_free. */
+typedef struct as_core as_core;
+
+/** One property, like struct spa_dict_item. Strings may be any bytes; the core repairs bad UTF-8. */
+struct as_prop {
+	const char *key;
+	const char *value;
+};
+
+/** A property set, like struct spa_dict. */
+struct as_props {
+	const struct as_prop *items;
+	uint32_t n_items;
+};
+
+enum as_stream_direction {
+	AS_STREAM_OUTPUT = 0,	/**< Stream/Output/Audio: plays */
+	AS_STREAM_INPUT = 1,	/**< Stream/Input/Audio: captures */
+};
+
+enum as_endpoint_kind {
+	AS_ENDPOINT_SINK = 0,	/**< Audio/Sink */
+	AS_ENDPOINT_SOURCE = 1,	/**< Audio/Source */
+};
+
+enum as_log_level {
+	AS_LOG_ERROR = 1,
+	AS_LOG_WARN = 2,
+	AS_LOG_INFO = 3,
+	AS_LOG_DEBUG = 4,
+};
+
+/** What the core asks the module to do. Every callback may be NULL (then it is skipped). */
+struct as_core_effects {
+#define AS_CORE_EFFECTS_VERSION 1
+	uint32_t version;
+	/** Stop scheduling the stream: pw_impl_node_set_active(node, false). */
+	void (*pause)(void *data, uint32_t node_id);
+	/** Schedule it again: pw_impl_node_set_active(node, true). */
+	void (*resume)(void *data, uint32_t node_id);
+	/** Ramp the module's gain on the stream to `gain` (1 = none) over `ramp_ms`;
+	 * applied as softVolumes = user channelVolumes x gain. */
+	void (*duck)(void *data, uint32_t node_id, float gain, uint32_t ramp_ms);
+	/** softMute on (true) or off for the stream. */
+	void (*silence)(void *data, uint32_t node_id, bool silenced);
+	/** Write (value != NULL) or remove (value == NULL) a key of the
+	 * `audio-session` metadata; `type` is a metadata type such as "Spa:String:JSON". */
+	void (*publish)(void *data, uint32_t subject, const char *key, const char *type, const char *value);
+	/** A line for the module's log topic. */
+	void (*log)(void *data, enum as_log_level level, const char *message);
+};
+
+/**
+ * Create the core. `args` are the module arguments after config overrides
+ * (pw_properties of the module's SPA-JSON args; a nested value arrives as its
+ * SPA-JSON text). On a bad argument returns NULL and writes a sentence naming
+ * it into `error`.
+ */
+as_core *as_core_new(const struct as_props *args, const struct as_core_effects *effects, void *data,
+		char *error, size_t error_size);
+void as_core_free(as_core *core);
+
+/* Clients (one connection each). Properties are the full current set. */
+void as_core_client_added(as_core *core, uint32_t client_id, const struct as_props *props);
+void as_core_client_changed(as_core *core, uint32_t client_id, const struct as_props *props);
+void as_core_client_removed(as_core *core, uint32_t client_id);
+
+/* Streams: Stream/Output/Audio and Stream/Input/Audio nodes. */
+void as_core_stream_added(as_core *core, uint32_t node_id, uint32_t client_id,
+		enum as_stream_direction direction, const struct as_props *props);
+void as_core_stream_changed(as_core *core, uint32_t node_id, const struct as_props *props);
+/** The node entered (true) or left (false) the running state. */
+void as_core_stream_running(as_core *core, uint32_t node_id, bool running);
+/** The owner re-activated a node that the core had paused (SPEC R16). */
+void as_core_stream_activation_requested(as_core *core, uint32_t node_id);
+void as_core_stream_removed(as_core *core, uint32_t node_id);
+
+/* Endpoints: sinks and sources, node properties merged with their device's. */
+void as_core_endpoint_added(as_core *core, uint32_t node_id, enum as_endpoint_kind kind,
+		const struct as_props *props);
+void as_core_endpoint_changed(as_core *core, uint32_t node_id, const struct as_props *props);
+/** Called from the node's destroy hook, while its links still exist. */
+void as_core_endpoint_removed(as_core *core, uint32_t node_id);
+/** The endpoint's device switched away from (lost) or back to (restored) a private port. */
+void as_core_endpoint_port_lost(as_core *core, uint32_t node_id);
+void as_core_endpoint_port_restored(as_core *core, uint32_t node_id, const struct as_props *props);
+void as_core_endpoint_mute_changed(as_core *core, uint32_t node_id, bool muted);
+
+/* Links: output node -> input node. */
+void as_core_link_added(as_core *core, uint32_t link_id, uint32_t output_node, uint32_t input_node);
+void as_core_link_removed(as_core *core, uint32_t link_id);
+
+/**
+ * A control request written by a permitted client (pw-session) into the
+ * `audio-session` metadata under subject 0: `silent-mode`, `screen-lock`
+ * ("true"/"false"). Returns 0, or a negative errno for an unknown key or value.
+ */
+int as_core_control(as_core *core, const char *key, const char *value);
+
+/** How many sessions and streams the core knows of (diagnostics, tests). */
+uint32_t as_core_session_count(as_core *core);
+uint32_t as_core_stream_count(as_core *core);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUDIO_SESSION_CORE_H */

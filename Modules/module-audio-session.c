@@ -1,0 +1,650 @@
+/* PipeWire audio sessions */
+/* SPDX-FileCopyrightText: Copyright © 2026 The pipewire-audio-session authors */
+/* SPDX-License-Identifier: MIT */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <spa/utils/result.h>
+#include <spa/utils/string.h>
+#include <spa/utils/json.h>
+
+#include <pipewire/impl.h>
+#include <pipewire/extensions/metadata.h>
+
+#include "audio_session_core.h"
+#include "module-audio-session/gains.h"
+
+/** \page page_module_audio_session PipeWire Module: Audio Session
+ *
+ * Apple's audio-session model (AVAudioSession) for PipeWire. Every client
+ * declares what its audio is for (a category such as `playback`, a mode, options
+ * such as `duckOthers`), with client or stream properties `audio.session.*`;
+ * streams that declare nothing get a declaration from their `media.role`. The
+ * policy then interrupts, ducks and silences streams, treats device add/remove
+ * as route changes, and pauses streams that played through a private output
+ * (headphones) when it goes away, before a single sample reaches another sink.
+ *
+ * The decisions are made by a Swift core linked into this module; this file
+ * observes the graph inside the daemon, hands what it sees to the core, and runs
+ * the core's effects:
+ *
+ * - pause and resume: `pw_impl_node_set_active()` on the stream's node;
+ * - ducking and silencing: the stream's `softVolumes` / `softMute`, always the
+ *   user's `channelVolumes` times the module's gain. The user's `volume`,
+ *   `channelVolumes` and `mute` are never written;
+ * - notifications: the metadata object `audio-session`, which only this module
+ *   can write (clients get read and execute permission on it).
+ *
+ * ## Module Options
+ *
+ * - `profile`: `desktop` (default) or `ios`: how a stream without role or
+ *   declaration is treated.
+ * - `duck.level`: the gain of ducked streams, 0..1 (default 0.2, -14 dB).
+ * - `duck.strong-level`: the gain used under voice prompts (default 0.1).
+ * - `duck.ramp-down-ms`, `duck.ramp-up-ms`: ramp times (default 250, 500).
+ * - `private.outputs`: port types that are private (default
+ *   `[ headphones bluetoothA2DP bluetoothHFP bluetoothLE usbAudio ]`).
+ * - `call.allowed-applications`: application names that may claim call
+ *   priority (default: any).
+ * - `interrupt.denied-applications`: application names that may not interrupt
+ *   others (`cannotInterruptOthers`).
+ * - `role.table`: overrides of the `media.role` table, for example
+ *   `{ Game = { category = ambient } }`.
+ *
+ * Every option can also be set from a config section
+ * `module.audio-session.args` in a `pipewire.conf.d` drop-in.
+ *
+ * ## Example configuration
+ *
+ *\code{.unparsed}
+ * context.modules = [
+ * {   name = libpipewire-module-audio-session
+ *     args = {
+ *         #profile = desktop
+ *         #duck.level = 0.2
+ *         #duck.ramp-down-ms = 250
+ *         #duck.ramp-up-ms = 500
+ *     }
+ * }
+ * ]
+ *\endcode
+ *
+ * ## See also
+ *
+ * - `pw-session status` and `pw-session monitor`: read the `audio-session` metadata
+ */
+
+#define NAME "audio-session"
+
+PW_LOG_TOPIC_STATIC(mod_topic, "mod." NAME);
+#define PW_LOG_TOPIC_DEFAULT mod_topic
+
+#define MODULE_USAGE	"( profile=<desktop|ios> ) "				\
+			"( duck.level=<0..1> ) "				\
+			"( duck.strong-level=<0..1> ) "				\
+			"( duck.ramp-down-ms=<ms> ) "				\
+			"( duck.ramp-up-ms=<ms> ) "				\
+			"( private.outputs=[ <port type> ... ] ) "		\
+			"( call.allowed-applications=[ <name> ... ] ) "	\
+			"( interrupt.denied-applications=[ <name> ... ] ) "	\
+			"( role.table={ <role> = { category=<c> mode=<m> options=<o> } ... } ) "
+
+#define METADATA_NAME	"audio-session"
+
+static const struct spa_dict_item module_props[] = {
+	{ PW_KEY_MODULE_AUTHOR, "The pipewire-audio-session authors" },
+	{ PW_KEY_MODULE_DESCRIPTION, "Audio sessions: categories, interruptions, ducking and route policy" },
+	{ PW_KEY_MODULE_USAGE, MODULE_USAGE },
+	{ PW_KEY_MODULE_VERSION, "0.1.0" },
+};
+
+enum object_kind {
+	OBJECT_STREAM,
+	OBJECT_ENDPOINT,
+};
+
+struct node_entry {
+	struct spa_list link;
+	struct impl *impl;
+	struct pw_impl_node *node;
+	uint32_t id;
+	enum object_kind kind;
+	struct spa_hook listener;
+	struct as_gain gain;		/**< the module's duck/silence on this stream */
+	unsigned int running:1;
+	unsigned int paused_by_policy:1;	/**< the core asked for the pause */
+	unsigned int changing_active:1;	/**< set_active() from here is in progress */
+	unsigned int removed:1;
+};
+
+struct client_entry {
+	struct spa_list link;
+	struct impl *impl;
+	struct pw_impl_client *client;
+	uint32_t id;
+	struct spa_hook listener;
+};
+
+struct impl {
+	struct pw_context *context;
+	struct pw_impl_module *module;
+	struct spa_hook module_listener;
+	struct spa_hook context_listener;
+
+	struct pw_properties *args;
+	struct pw_impl_metadata *metadata;
+	struct spa_hook metadata_global_listener;
+	uint32_t metadata_id;
+
+	struct as_gains gains;
+	as_core *core;
+
+	struct spa_list nodes;
+	struct spa_list clients;
+};
+
+/* ---- properties across the ABI ------------------------------------------ */
+
+/** Hands a spa_dict to the core without copying: as_prop has spa_dict_item's layout. */
+static struct as_props props_of(const struct spa_dict *dict)
+{
+	SPA_STATIC_ASSERT(sizeof(struct as_prop) == sizeof(struct spa_dict_item));
+	if (dict == NULL)
+		return (struct as_props) { NULL, 0 };
+	return (struct as_props) { (const struct as_prop *) dict->items, dict->n_items };
+}
+
+/* ---- lookups ---------------------------------------------------------------- */
+
+static struct node_entry *find_node(struct impl *impl, uint32_t id)
+{
+	struct node_entry *n;
+	spa_list_for_each(n, &impl->nodes, link)
+		if (n->id == id && !n->removed)
+			return n;
+	return NULL;
+}
+
+static struct client_entry *find_client(struct impl *impl, uint32_t id)
+{
+	struct client_entry *c;
+	spa_list_for_each(c, &impl->clients, link)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+/* ---- effects from the core ------------------------------------------------- */
+
+static void set_node_active(struct node_entry *n, bool active)
+{
+	int res;
+	n->changing_active = true;
+	res = pw_impl_node_set_active(n->node, active);
+	n->changing_active = false;
+	if (res < 0)
+		pw_log_warn("node %u: set_active(%d): %s", n->id, active, spa_strerror(res));
+}
+
+static void effect_pause(void *data, uint32_t node_id)
+{
+	struct impl *impl = data;
+	struct node_entry *n = find_node(impl, node_id);
+	if (n == NULL || n->kind != OBJECT_STREAM)
+		return;
+	pw_log_info("pause stream %u", node_id);
+	n->paused_by_policy = true;
+	set_node_active(n, false);
+}
+
+static void effect_resume(void *data, uint32_t node_id)
+{
+	struct impl *impl = data;
+	struct node_entry *n = find_node(impl, node_id);
+	if (n == NULL || n->kind != OBJECT_STREAM)
+		return;
+	pw_log_info("resume stream %u", node_id);
+	n->paused_by_policy = false;
+	set_node_active(n, true);
+}
+
+static void effect_duck(void *data, uint32_t node_id, float gain, uint32_t ramp_ms)
+{
+	struct impl *impl = data;
+	struct node_entry *n = find_node(impl, node_id);
+	if (n == NULL || n->kind != OBJECT_STREAM)
+		return;
+	pw_log_info("duck stream %u to %.3f over %u ms", node_id, gain, ramp_ms);
+	as_gain_duck(&impl->gains, &n->gain, gain, ramp_ms);
+}
+
+static void effect_silence(void *data, uint32_t node_id, bool silenced)
+{
+	struct impl *impl = data;
+	struct node_entry *n = find_node(impl, node_id);
+	if (n == NULL || n->kind != OBJECT_STREAM)
+		return;
+	pw_log_info("%s stream %u", silenced ? "silence" : "unsilence", node_id);
+	as_gain_silence(&impl->gains, &n->gain, silenced);
+}
+
+static void effect_publish(void *data, uint32_t subject, const char *key, const char *type, const char *value)
+{
+	struct impl *impl = data;
+	if (impl->metadata == NULL || key == NULL)
+		return;
+	pw_impl_metadata_set_property(impl->metadata, subject, key, value ? type : NULL, value);
+}
+
+static void effect_log(void *data, enum as_log_level level, const char *message)
+{
+	switch (level) {
+	case AS_LOG_ERROR: pw_log_error("%s", message); break;
+	case AS_LOG_WARN: pw_log_warn("%s", message); break;
+	case AS_LOG_INFO: pw_log_info("%s", message); break;
+	default: pw_log_debug("%s", message); break;
+	}
+}
+
+static const struct as_core_effects core_effects = {
+	.version = AS_CORE_EFFECTS_VERSION,
+	.pause = effect_pause,
+	.resume = effect_resume,
+	.duck = effect_duck,
+	.silence = effect_silence,
+	.publish = effect_publish,
+	.log = effect_log,
+};
+
+/* ---- nodes ----------------------------------------------------------------- */
+
+static void node_forget(struct node_entry *n)
+{
+	spa_hook_remove(&n->listener);
+	as_gain_clear(&n->impl->gains, &n->gain);
+	spa_list_remove(&n->link);
+	free(n);
+}
+
+static void node_destroy(void *data)
+{
+	struct node_entry *n = data;
+	struct impl *impl = n->impl;
+
+	/* The node's links still exist here and no client has heard of the
+	 * removal yet: the core pauses what played through a private sink now. */
+	n->removed = true;
+	if (n->kind == OBJECT_ENDPOINT)
+		as_core_endpoint_removed(impl->core, n->id);
+	else
+		as_core_stream_removed(impl->core, n->id);
+	node_forget(n);
+}
+
+static void node_info_changed(void *data, const struct pw_node_info *info)
+{
+	struct node_entry *n = data;
+	struct as_props props;
+
+	if (n->kind == OBJECT_STREAM && (info->change_mask & PW_NODE_CHANGE_MASK_PARAMS))
+		as_gain_props_changed(&n->impl->gains, &n->gain);
+	if (!(info->change_mask & PW_NODE_CHANGE_MASK_PROPS))
+		return;
+	props = props_of(info->props);
+	if (n->kind == OBJECT_ENDPOINT)
+		as_core_endpoint_changed(n->impl->core, n->id, &props);
+	else
+		as_core_stream_changed(n->impl->core, n->id, &props);
+}
+
+static void node_state_changed(void *data, enum pw_node_state old,
+		enum pw_node_state state, const char *error)
+{
+	struct node_entry *n = data;
+	bool running = state == PW_NODE_STATE_RUNNING;
+
+	if (n->kind != OBJECT_STREAM || running == (bool) n->running)
+		return;
+	n->running = running;
+	as_core_stream_running(n->impl->core, n->id, running);
+}
+
+static void node_active_changed(void *data, bool active)
+{
+	struct node_entry *n = data;
+
+	/* The owner (pw_stream, pipewire-pulse on uncork) re-activated a node the
+	 * policy had paused: an activation request, never a silent bypass (R16). */
+	if (n->kind == OBJECT_STREAM && active && n->paused_by_policy && !n->changing_active) {
+		pw_log_info("stream %u re-activated by its owner", n->id);
+		n->paused_by_policy = false;
+		as_core_stream_activation_requested(n->impl->core, n->id);
+	}
+}
+
+static const struct pw_impl_node_events node_events = {
+	PW_VERSION_IMPL_NODE_EVENTS,
+	.destroy = node_destroy,
+	.info_changed = node_info_changed,
+	.state_changed = node_state_changed,
+	.active_changed = node_active_changed,
+};
+
+static void add_node(struct impl *impl, struct pw_global *global)
+{
+	struct pw_impl_node *node = pw_global_get_object(global);
+	const struct pw_properties *props = pw_impl_node_get_properties(node);
+	const char *media_class = pw_properties_get(props, PW_KEY_MEDIA_CLASS);
+	uint32_t id = pw_global_get_id(global);
+	struct node_entry *n;
+	struct as_props p;
+	enum object_kind kind;
+	enum as_stream_direction direction = AS_STREAM_OUTPUT;
+	enum as_endpoint_kind endpoint = AS_ENDPOINT_SINK;
+
+	if (media_class == NULL)
+		return;
+	if (spa_streq(media_class, "Stream/Output/Audio")) {
+		kind = OBJECT_STREAM;
+	} else if (spa_streq(media_class, "Stream/Input/Audio")) {
+		/* Recording a sink's monitor (pw-record -P stream.capture.sink=true,
+		 * pavucontrol's meters) is observation, not a session. */
+		if (pw_properties_get_bool(props, "stream.capture.sink", false) ||
+		    pw_properties_get_bool(props, PW_KEY_STREAM_MONITOR, false))
+			return;
+		kind = OBJECT_STREAM;
+		direction = AS_STREAM_INPUT;
+	} else if (spa_streq(media_class, "Audio/Sink") || spa_streq(media_class, "Audio/Duplex")) {
+		kind = OBJECT_ENDPOINT;
+	} else if (spa_streq(media_class, "Audio/Source") || spa_streq(media_class, "Audio/Source/Virtual")) {
+		kind = OBJECT_ENDPOINT;
+		endpoint = AS_ENDPOINT_SOURCE;
+	} else {
+		return;
+	}
+
+	n = calloc(1, sizeof(*n));
+	if (n == NULL) {
+		pw_log_error("node %u: %m", id);
+		return;
+	}
+	n->impl = impl;
+	n->node = node;
+	n->id = id;
+	n->kind = kind;
+	as_gain_init(&n->gain, node, id);
+	spa_list_append(&impl->nodes, &n->link);
+	pw_impl_node_add_listener(node, &n->listener, &node_events, n);
+
+	p = props_of(&props->dict);
+	if (kind == OBJECT_ENDPOINT) {
+		as_core_endpoint_added(impl->core, id, endpoint, &p);
+	} else {
+		uint32_t client_id = (uint32_t) pw_properties_get_uint32(props, PW_KEY_CLIENT_ID, SPA_ID_INVALID);
+		as_core_stream_added(impl->core, id, client_id, direction, &p);
+		n->running = pw_impl_node_get_info(node)->state == PW_NODE_STATE_RUNNING;
+		if (n->running)
+			as_core_stream_running(impl->core, id, true);
+	}
+}
+
+/* ---- clients --------------------------------------------------------------- */
+
+static void client_info_changed(void *data, const struct pw_client_info *info)
+{
+	struct client_entry *c = data;
+	struct as_props props;
+
+	if (!(info->change_mask & PW_CLIENT_CHANGE_MASK_PROPS))
+		return;
+	props = props_of(info->props);
+	as_core_client_changed(c->impl->core, c->id, &props);
+}
+
+static void client_forget(struct client_entry *c)
+{
+	spa_hook_remove(&c->listener);
+	spa_list_remove(&c->link);
+	free(c);
+}
+
+static void client_destroy(void *data)
+{
+	struct client_entry *c = data;
+	as_core_client_removed(c->impl->core, c->id);
+	client_forget(c);
+}
+
+static const struct pw_impl_client_events client_events = {
+	PW_VERSION_IMPL_CLIENT_EVENTS,
+	.destroy = client_destroy,
+	.info_changed = client_info_changed,
+};
+
+/** Clients may read and bind the policy's metadata, never write it. */
+static void restrict_metadata(struct impl *impl, struct pw_impl_client *client)
+{
+	struct pw_permission perm;
+	int res;
+
+	if (impl->metadata_id == SPA_ID_INVALID)
+		return;
+	perm = PW_PERMISSION_INIT(impl->metadata_id, PW_PERM_R | PW_PERM_X);
+	if ((res = pw_impl_client_update_permissions(client, 1, &perm)) < 0)
+		pw_log_warn("client: can't restrict %s: %s", METADATA_NAME, spa_strerror(res));
+}
+
+static void add_client(struct impl *impl, struct pw_global *global)
+{
+	struct pw_impl_client *client = pw_global_get_object(global);
+	const struct pw_properties *props = pw_impl_client_get_properties(client);
+	struct client_entry *c;
+	struct as_props p;
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		pw_log_error("client: %m");
+		return;
+	}
+	c->impl = impl;
+	c->client = client;
+	c->id = pw_global_get_id(global);
+	spa_list_append(&impl->clients, &c->link);
+	pw_impl_client_add_listener(client, &c->listener, &client_events, c);
+	restrict_metadata(impl, client);
+
+	p = props_of(props ? &props->dict : NULL);
+	as_core_client_added(impl->core, c->id, &p);
+}
+
+/* ---- the context ----------------------------------------------------------- */
+
+static void add_link(struct impl *impl, struct pw_global *global)
+{
+	const struct pw_properties *props = pw_global_get_properties(global);
+	uint32_t out = pw_properties_get_uint32(props, PW_KEY_LINK_OUTPUT_NODE, SPA_ID_INVALID);
+	uint32_t in = pw_properties_get_uint32(props, PW_KEY_LINK_INPUT_NODE, SPA_ID_INVALID);
+
+	if (out == SPA_ID_INVALID || in == SPA_ID_INVALID)
+		return;
+	as_core_link_added(impl->core, pw_global_get_id(global), out, in);
+}
+
+static void context_global_added(void *data, struct pw_global *global)
+{
+	struct impl *impl = data;
+
+	if (pw_global_is_type(global, PW_TYPE_INTERFACE_Client))
+		add_client(impl, global);
+	else if (pw_global_is_type(global, PW_TYPE_INTERFACE_Node))
+		add_node(impl, global);
+	else if (pw_global_is_type(global, PW_TYPE_INTERFACE_Link))
+		add_link(impl, global);
+}
+
+static void context_global_removed(void *data, struct pw_global *global)
+{
+	struct impl *impl = data;
+
+	/* Nodes and clients leave through their own destroy hooks, earlier. */
+	if (pw_global_is_type(global, PW_TYPE_INTERFACE_Link))
+		as_core_link_removed(impl->core, pw_global_get_id(global));
+}
+
+static const struct pw_context_events context_events = {
+	PW_VERSION_CONTEXT_EVENTS,
+	.global_added = context_global_added,
+	.global_removed = context_global_removed,
+};
+
+static int add_existing(void *data, struct pw_global *global)
+{
+	struct impl *impl = data;
+	if (global != pw_impl_metadata_get_global(impl->metadata))
+		context_global_added(impl, global);
+	return 0;
+}
+
+/* ---- the metadata ---------------------------------------------------------- */
+
+static void metadata_permissions_changed(void *data, struct pw_impl_client *client,
+		uint32_t old_permissions, uint32_t new_permissions)
+{
+	struct impl *impl = data;
+
+	/* An unrestricted client may grant itself W again: take it back. */
+	if ((new_permissions & (PW_PERM_W | PW_PERM_M)) && client != NULL) {
+		pw_log_info("client took write access to %s: restricting again", METADATA_NAME);
+		restrict_metadata(impl, client);
+	}
+}
+
+static const struct pw_global_events metadata_global_events = {
+	PW_VERSION_GLOBAL_EVENTS,
+	.permissions_changed = metadata_permissions_changed,
+};
+
+static int create_metadata(struct impl *impl)
+{
+	struct pw_properties *props;
+	struct pw_global *global;
+	int res;
+
+	props = pw_properties_new(PW_KEY_METADATA_NAME, METADATA_NAME, NULL);
+	if (props == NULL)
+		return -errno;
+	impl->metadata = pw_context_create_metadata(impl->context, METADATA_NAME, props, 0);
+	if (impl->metadata == NULL)
+		return -errno;
+	if ((res = pw_impl_metadata_register(impl->metadata, NULL)) < 0)
+		return res;
+	global = pw_impl_metadata_get_global(impl->metadata);
+	impl->metadata_id = pw_global_get_id(global);
+	pw_global_add_listener(global, &impl->metadata_global_listener, &metadata_global_events, impl);
+	return 0;
+}
+
+/* ---- the module ------------------------------------------------------------ */
+
+static void impl_destroy(struct impl *impl)
+{
+	struct node_entry *n;
+	struct client_entry *c;
+
+	spa_hook_remove(&impl->context_listener);
+	/* Undo every pause and gain of ours before the core goes away (R41). */
+	spa_list_consume(n, &impl->nodes, link) {
+		if (n->paused_by_policy)
+			set_node_active(n, true);
+		node_forget(n);
+	}
+	spa_list_consume(c, &impl->clients, link)
+		client_forget(c);
+	as_gains_clear(&impl->gains);
+	if (impl->core)
+		as_core_free(impl->core);
+	if (impl->metadata) {
+		spa_hook_remove(&impl->metadata_global_listener);
+		pw_impl_metadata_destroy(impl->metadata);
+	}
+	pw_properties_free(impl->args);
+	free(impl);
+}
+
+static void module_destroy(void *data)
+{
+	struct impl *impl = data;
+	spa_hook_remove(&impl->module_listener);
+	impl_destroy(impl);
+}
+
+static const struct pw_impl_module_events module_events = {
+	PW_VERSION_IMPL_MODULE_EVENTS,
+	.destroy = module_destroy,
+};
+
+SPA_EXPORT
+int pipewire__module_init(struct pw_impl_module *module, const char *args)
+{
+	struct pw_context *context = pw_impl_module_get_context(module);
+	struct impl *impl;
+	struct as_props p;
+	char error[512] = "";
+	int res;
+
+	PW_LOG_TOPIC_INIT(mod_topic);
+
+	/* The policy pauses nodes inside the daemon; in a client it could only race. */
+	if (!pw_properties_get_bool(pw_context_get_properties(context), "core.daemon", false)) {
+		pw_log_error("%s runs in the PipeWire daemon only (core.daemon = true)", NAME);
+		return -ENOTSUP;
+	}
+
+	impl = calloc(1, sizeof(*impl));
+	if (impl == NULL)
+		return -errno;
+	impl->context = context;
+	impl->module = module;
+	impl->metadata_id = SPA_ID_INVALID;
+	spa_list_init(&impl->nodes);
+	spa_list_init(&impl->clients);
+
+	impl->args = args ? pw_properties_new_string(args) : pw_properties_new(NULL, NULL);
+	if (impl->args == NULL) {
+		res = -errno;
+		pw_log_error("can't parse arguments: %s", spa_strerror(res));
+		goto error;
+	}
+	pw_context_conf_update_props(context, "module." NAME ".args", impl->args);
+
+	if ((res = as_gains_init(&impl->gains, pw_context_get_main_loop(context))) < 0)
+		goto error;
+
+	p = props_of(&impl->args->dict);
+	impl->core = as_core_new(&p, &core_effects, impl, error, sizeof(error));
+	if (impl->core == NULL) {
+		pw_log_error("bad arguments: %s", error);
+		res = -EINVAL;
+		goto error;
+	}
+
+	if ((res = create_metadata(impl)) < 0) {
+		pw_log_error("can't create metadata %s: %s", METADATA_NAME, spa_strerror(res));
+		goto error;
+	}
+
+	pw_impl_module_add_listener(module, &impl->module_listener, &module_events, impl);
+	pw_impl_module_update_properties(module, &SPA_DICT_INIT_ARRAY(module_props));
+
+	pw_context_add_listener(context, &impl->context_listener, &context_events, impl);
+	pw_context_for_each_global(context, add_existing, impl);
+	pw_log_info("audio sessions: ready (metadata %s id %u)", METADATA_NAME, impl->metadata_id);
+	return 0;
+
+error:
+	impl_destroy(impl);
+	return res;
+}

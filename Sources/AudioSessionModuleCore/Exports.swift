@@ -1,0 +1,180 @@
+// The @_cdecl entry points declared in audio_session_core.h. Each one only
+// converts its C arguments into Swift values and hands them to ModuleCore:
+// nothing here may trap on any input (this runs inside the PipeWire daemon).
+import AudioSessionCoreABI
+import SessionPolicy
+
+/// Strings from C: invalid UTF-8 is repaired (U+FFFD), NULL is "".
+@inline(__always)
+func string(_ p: UnsafePointer<CChar>?) -> String {
+    guard let p else { return "" }
+    return String(cString: p)
+}
+
+/// A C property set as `Properties`; the last of duplicate keys wins, like pw_properties.
+func properties(_ props: UnsafePointer<as_props>?) -> Properties {
+    guard let props, let items = props.pointee.items else { return [:] }
+    let count = Int(props.pointee.n_items)
+    var out = Properties(minimumCapacity: count)
+    for item in UnsafeBufferPointer(start: items, count: count) {
+        guard let key = item.key else { continue }
+        out[String(cString: key)] = string(item.value)
+    }
+    return out
+}
+
+@inline(__always)
+func core(_ p: OpaquePointer?) -> ModuleCore? {
+    guard let p else { return nil }
+    return Unmanaged<ModuleCore>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+}
+
+func writeError(_ message: String, into buffer: UnsafeMutablePointer<CChar>?, size: Int) {
+    guard let buffer, size > 0 else { return }
+    var n = 0
+    for byte in message.utf8 where n < size - 1 {
+        buffer[n] = CChar(bitPattern: byte)
+        n += 1
+    }
+    buffer[n] = 0
+}
+
+@_cdecl("as_core_new")
+public func as_core_new(
+    _ args: UnsafePointer<as_props>?, _ effects: UnsafePointer<as_core_effects>?,
+    _ data: UnsafeMutableRawPointer?, _ error: UnsafeMutablePointer<CChar>?, _ errorSize: Int
+) -> OpaquePointer? {
+    guard let effects else {
+        writeError("no effect table", into: error, size: errorSize)
+        return nil
+    }
+    switch ModuleArguments.configuration(from: properties(args)) {
+    case .failure(let e):
+        writeError(e.description, into: error, size: errorSize)
+        return nil
+    case .success(let configuration):
+        let sink = CEffectSink(table: effects.pointee, data: data)
+        let core = ModuleCore(configuration: configuration, effects: sink)
+        return OpaquePointer(Unmanaged.passRetained(core).toOpaque())
+    }
+}
+
+@_cdecl("as_core_free")
+public func as_core_free(_ p: OpaquePointer?) {
+    guard let p else { return }
+    Unmanaged<ModuleCore>.fromOpaque(UnsafeRawPointer(p)).release()
+}
+
+@_cdecl("as_core_client_added")
+public func as_core_client_added(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
+    core(p)?.handle(.clientAdded(ClientID(id), properties(props)))
+}
+
+@_cdecl("as_core_client_changed")
+public func as_core_client_changed(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
+    core(p)?.handle(.clientChanged(ClientID(id), properties(props)))
+}
+
+@_cdecl("as_core_client_removed")
+public func as_core_client_removed(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.clientRemoved(ClientID(id)))
+}
+
+@_cdecl("as_core_stream_added")
+public func as_core_stream_added(
+    _ p: OpaquePointer?, _ id: UInt32, _ client: UInt32, _ direction: as_stream_direction,
+    _ props: UnsafePointer<as_props>?
+) {
+    let dir: StreamDirection = direction == AS_STREAM_INPUT ? .input : .output
+    core(p)?.handle(.streamAdded(NodeID(id), client: ClientID(client), direction: dir, properties(props)))
+}
+
+@_cdecl("as_core_stream_changed")
+public func as_core_stream_changed(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
+    core(p)?.handle(.streamChanged(NodeID(id), properties(props)))
+}
+
+@_cdecl("as_core_stream_running")
+public func as_core_stream_running(_ p: OpaquePointer?, _ id: UInt32, _ running: Bool) {
+    core(p)?.handle(.streamRunning(NodeID(id), running))
+}
+
+@_cdecl("as_core_stream_activation_requested")
+public func as_core_stream_activation_requested(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.streamActivationRequested(NodeID(id)))
+}
+
+@_cdecl("as_core_stream_removed")
+public func as_core_stream_removed(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.streamRemoved(NodeID(id)))
+}
+
+@_cdecl("as_core_endpoint_added")
+public func as_core_endpoint_added(
+    _ p: OpaquePointer?, _ id: UInt32, _ kind: as_endpoint_kind, _ props: UnsafePointer<as_props>?
+) {
+    let k: EndpointKind = kind == AS_ENDPOINT_SOURCE ? .source : .sink
+    core(p)?.handle(.endpointAdded(NodeID(id), kind: k, properties(props)))
+}
+
+@_cdecl("as_core_endpoint_changed")
+public func as_core_endpoint_changed(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
+    core(p)?.handle(.endpointChanged(NodeID(id), properties(props)))
+}
+
+@_cdecl("as_core_endpoint_removed")
+public func as_core_endpoint_removed(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.endpointRemoved(NodeID(id)))
+}
+
+@_cdecl("as_core_endpoint_port_lost")
+public func as_core_endpoint_port_lost(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.endpointPortLost(NodeID(id)))
+}
+
+@_cdecl("as_core_endpoint_port_restored")
+public func as_core_endpoint_port_restored(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
+    core(p)?.handle(.endpointPortRestored(NodeID(id), properties(props)))
+}
+
+@_cdecl("as_core_endpoint_mute_changed")
+public func as_core_endpoint_mute_changed(_ p: OpaquePointer?, _ id: UInt32, _ muted: Bool) {
+    core(p)?.handle(.endpointMuteChanged(NodeID(id), muted: muted))
+}
+
+@_cdecl("as_core_link_added")
+public func as_core_link_added(_ p: OpaquePointer?, _ id: UInt32, _ output: UInt32, _ input: UInt32) {
+    core(p)?.handle(.linkAdded(LinkID(id), output: NodeID(output), input: NodeID(input)))
+}
+
+@_cdecl("as_core_link_removed")
+public func as_core_link_removed(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.linkRemoved(LinkID(id)))
+}
+
+@_cdecl("as_core_control")
+public func as_core_control(_ p: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
+    guard let core = core(p) else { return -22 }
+    let on: Bool
+    switch string(value) {
+    case "true", "on", "1": on = true
+    case "false", "off", "0": on = false
+    default: return -22  // EINVAL
+    }
+    switch string(key) {
+    case "silent-mode": core.handle(.silentMode(on))
+    case "screen-lock": core.handle(.screenLocked(on))
+    default: return -2  // ENOENT
+    }
+    return 0
+}
+
+@_cdecl("as_core_session_count")
+public func as_core_session_count(_ p: OpaquePointer?) -> UInt32 {
+    UInt32(clamping: core(p)?.publishedSessions.count ?? 0)
+}
+
+@_cdecl("as_core_stream_count")
+public func as_core_stream_count(_ p: OpaquePointer?) -> UInt32 {
+    UInt32(clamping: core(p)?.policy.snapshot().streams.count ?? 0)
+}

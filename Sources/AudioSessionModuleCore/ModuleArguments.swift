@@ -1,0 +1,133 @@
+import SessionPolicy
+
+/// The module's arguments (the `args` of its `context.modules` entry, after
+/// `module.audio-session.args` overrides) as a `PolicyConfiguration`.
+/// Keys are documented in the module's doc block (Modules/module-audio-session.c).
+public enum ModuleArguments {
+    public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    public static func configuration(from args: Properties) -> Result<PolicyConfiguration, Failure> {
+        var c = PolicyConfiguration()
+        for key in args.keys.sorted() {
+            let text = args[key] ?? ""
+            let value: SPAJSONValue
+            switch parseSPAJSONValue(text) {
+            case .success(let v): value = v
+            case .failure(let e): return .failure(Failure(description: "\(key): \(e.description)"))
+            }
+            if let failure = apply(key, value, to: &c) {
+                return .failure(failure)
+            }
+        }
+        if c.strongDuckLevel > c.duckLevel {
+            return .failure(Failure(description: "duck.strong-level must not be above duck.level"))
+        }
+        return .success(c)
+    }
+
+    static func fail(_ key: String, _ expected: String) -> Failure {
+        Failure(description: "\(key): expected \(expected)")
+    }
+
+    static func level(_ key: String, _ v: SPAJSONValue) -> Result<Float, Failure> {
+        guard let d = v.double, d.isFinite, d >= 0, d <= 1 else { return .failure(fail(key, "a gain from 0 to 1")) }
+        return .success(Float(d))
+    }
+
+    static func milliseconds(_ key: String, _ v: SPAJSONValue) -> Result<UInt32, Failure> {
+        guard let d = v.double, d.isFinite, d >= 0, d <= 60_000 else {
+            return .failure(fail(key, "milliseconds from 0 to 60000"))
+        }
+        return .success(UInt32(d))
+    }
+
+    static func apply(_ key: String, _ v: SPAJSONValue, to c: inout PolicyConfiguration) -> Failure? {
+        switch key {
+        case "profile":
+            guard let s = v.string, let p = PolicyConfiguration.Profile(rawValue: s) else {
+                return fail(key, "desktop or ios")
+            }
+            c.profile = p
+        case "duck.level":
+            switch level(key, v) { case .success(let x): c.duckLevel = x; case .failure(let f): return f }
+        case "duck.strong-level":
+            switch level(key, v) { case .success(let x): c.strongDuckLevel = x; case .failure(let f): return f }
+        case "duck.strong-for-prompts":
+            guard let b = v.bool else { return fail(key, "true or false") }
+            c.strongDuckForPrompts = b
+        case "duck.ramp-down-ms":
+            switch milliseconds(key, v) { case .success(let x): c.duckRampDownMilliseconds = x; case .failure(let f): return f }
+        case "duck.ramp-up-ms":
+            switch milliseconds(key, v) { case .success(let x): c.duckRampUpMilliseconds = x; case .failure(let f): return f }
+        case "private.outputs":
+            guard let words = v.words else { return fail(key, "a list of port types") }
+            var types = Set<PortType>()
+            for w in words {
+                guard let t = PortType(rawValue: w) else { return fail(key, "port types; unknown \"\(w)\"") }
+                types.insert(t)
+            }
+            c.privatePortTypes = types
+        case "private.form-factors":
+            guard let words = v.words else { return fail(key, "a list of device.form-factor values") }
+            c.privateFormFactors = Set(words)
+        case "call.allowed-applications":
+            guard let words = v.words else { return fail(key, "a list of application names") }
+            c.callPriorityApplications = Set(words)
+        case "interrupt.denied-applications":
+            guard let words = v.words else { return fail(key, "a list of application names") }
+            c.cannotInterruptApplications = Set(words)
+        case "legacy.resume-on-device-return":
+            guard let b = v.bool else { return fail(key, "true or false") }
+            c.resumeLegacyOnDeviceReturn = b
+        case "alerts.prefer-no-interruptions":
+            guard let s = v.string, let p = PolicyConfiguration.AlertPolicy(rawValue: s) else {
+                return fail(key, "mix or holdBack")
+            }
+            c.alertsDuringPreferNoInterruptions = p
+        case "role.table":
+            guard case .object(let roles) = v else { return fail(key, "an object of roles") }
+            for (role, rule) in roles {
+                switch roleRule(role, rule, base: c.roleTable[role]) {
+                case .success(let r): c.roleTable[role] = r
+                case .failure(let f): return f
+                }
+            }
+        default:
+            // PipeWire passes its own keys through module args too; unknown keys are ignored.
+            break
+        }
+        return nil
+    }
+
+    static func roleRule(_ role: String, _ v: SPAJSONValue, base: RoleRule?) -> Result<RoleRule, Failure> {
+        let key = "role.table.\(role)"
+        guard case .object = v else { return .failure(fail(key, "an object")) }
+        var rule = base ?? RoleRule(category: .playback)
+        if let s = v["category"]?.string {
+            guard let cat = Category(rawValue: s) else { return .failure(fail(key, "a category; unknown \"\(s)\"")) }
+            rule.category = cat
+        }
+        if let s = v["mode"]?.string {
+            guard let mode = Mode(rawValue: s) else { return .failure(fail(key, "a mode; unknown \"\(s)\"")) }
+            rule.mode = mode
+        }
+        if let words = v["options"]?.words {
+            var options: CategoryOptions = []
+            for w in words {
+                guard let o = CategoryOptions.named(w) else { return .failure(fail(key, "options; unknown \"\(w)\"")) }
+                options.insert(o)
+            }
+            rule.options = options
+        }
+        if let s = v["priority"]?.string {
+            guard let p = PriorityClass(rawValue: s) else { return .failure(fail(key, "a priority; unknown \"\(s)\"")) }
+            rule.priority = p
+        }
+        if let b = v["transient"]?.bool { rule.transient = b }
+        if let b = v["alert"]?.bool { rule.isAlert = b }
+        if let b = v["unmanaged"]?.bool { rule.unmanaged = b }
+        return .success(rule)
+    }
+}
