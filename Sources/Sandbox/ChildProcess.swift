@@ -40,7 +40,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Reaps the child if it has exited, without blocking. True while it runs.
     public var isRunning: Bool {
-        reap(blocking: false) == nil
+        reap() == nil
     }
 
     /// Sends a signal to the process (only while it has not been reaped, so a
@@ -56,8 +56,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits for the process to exit and returns its status.
     @discardableResult
     public func wait() -> Int32 {
+        // Polls (never blocks in waitpid while holding the lock, so `signal` from
+        // another thread, e.g. a signal handler forwarding SIGTERM, is never held up).
         while true {
-            if let s = reap(blocking: true) { return s }
+            if let s = wait(timeout: 3600) { return s }
         }
     }
 
@@ -67,7 +69,7 @@ public final class ChildProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         var interval: useconds_t = 1_000
         while true {
-            if let s = reap(blocking: false) { return s }
+            if let s = reap() { return s }
             if Date() >= deadline { return nil }
             usleep(interval)
             interval = min(interval * 2, 20_000)
@@ -77,7 +79,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// SIGTERM (or `signal`), then SIGKILL after `timeout` seconds; reaps it.
     @discardableResult
     public func terminate(signal sig: Int32 = SIGTERM, timeout: TimeInterval = 5) -> Int32 {
-        if let s = reap(blocking: false) { return s }
+        if let s = reap() { return s }
         signal(sig)
         if let s = wait(timeout: timeout) { return s }
         signal(SIGKILL)
@@ -96,11 +98,11 @@ public final class ChildProcess: @unchecked Sendable {
         return parts.joined(separator: "\n")
     }
 
-    private func reap(blocking: Bool) -> Int32? {
+    private func reap() -> Int32? {
         lock.lock(); defer { lock.unlock() }
         if let s = _status { return s }
         var raw: Int32 = 0
-        let r = waitpid(pid, &raw, blocking ? 0 : WNOHANG)
+        let r = waitpid(pid, &raw, WNOHANG)
         if r == pid {
             let s = ChildProcess.decode(raw)
             _status = s

@@ -1,0 +1,156 @@
+import Foundation
+import Sandbox
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Shared helpers of the integration tests.
+enum Support {
+    /// The checkout root, from this file's path.
+    static let checkoutRoot: String = {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+    }()
+
+    /// The built `pw-session` executable: `PW_SESSION` if set, else next to the test
+    /// bundle (same build products directory), else the usual scratch paths of the checkout.
+    static func pwSessionPath() throws -> String {
+        let fm = FileManager.default
+        if let p = ProcessInfo.processInfo.environment["PW_SESSION"], fm.isExecutableFile(atPath: p) { return p }
+        var dirs: [String] = []
+        if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            dirs.append((exe as NSString).deletingLastPathComponent)
+        }
+        if let arg0 = CommandLine.arguments.first {
+            dirs.append((URL(fileURLWithPath: arg0).resolvingSymlinksInPath().path as NSString).deletingLastPathComponent)
+        }
+        dirs.append(Bundle.main.bundleURL.deletingLastPathComponent().path)
+        dirs.append(Bundle.main.bundlePath)
+        for scratch in [".build-sandbox", ".build"] {
+            dirs.append(checkoutRoot + "/\(scratch)/debug")
+            dirs.append(checkoutRoot + "/\(scratch)/release")
+        }
+        for dir in dirs {
+            let p = dir + "/pw-session"
+            if fm.isExecutableFile(atPath: p) { return p }
+        }
+        throw TestFailure("pw-session executable not found (looked in \(dirs.joined(separator: ", "))); build it or set PW_SESSION")
+    }
+
+    /// A fresh temporary directory for one test; remove it with `removeTemp`.
+    static func makeTemp(_ label: String = "it") throws -> String {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/pw-session-\(label).XXXXXX").utf8CString)
+        guard let dir = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
+            throw TestFailure("mkdtemp failed")
+        }
+        return dir
+    }
+
+    static func removeTemp(_ dir: String) { try? FileManager.default.removeItem(atPath: dir) }
+
+    /// Generates a sine tone with sox.
+    static func makeTone(in dir: String, seconds: Double = 2, name: String = "tone.wav") throws -> String {
+        let path = dir + "/" + name
+        let r = try runOutside(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", String(seconds), "sine", "440", "vol", "0.5"], in: dir)
+        guard r.status == 0 else { throw TestFailure("sox failed: \(r.stderr)") }
+        return path
+    }
+
+    /// True when no process with `pid` exists (kill(pid, 0) fails with ESRCH).
+    static func processGone(_ pid: Int32) -> Bool {
+        kill(pid, 0) == -1 && errno == ESRCH
+    }
+
+    /// Spawns a program outside any sandbox (pw-session itself), with output in files under `dir`.
+    static func spawnOutside(_ argv: [String], environment: [String: String]? = nil, in dir: String) throws -> Outside {
+        let n = UInt32.random(in: 0...UInt32.max)
+        let out = dir + "/out-\(n).txt", err = dir + "/err-\(n).txt"
+        let env = environment ?? ProcessInfo.processInfo.environment
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var all = sigset_t(); sigfillset(&all)
+        var none = sigset_t(); sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { cArgs.forEach { free($0) }; cEnv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let program = argv[0].contains("/") ? argv[0] : "/usr/bin/" + argv[0]
+        let rc = posix_spawn(&pid, program, &actions, &attr, cArgs, cEnv)
+        guard rc == 0 else { throw TestFailure("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
+        return Outside(pid: pid, stdoutPath: out, stderrPath: err)
+    }
+
+    /// Runs a program outside any sandbox to completion (with a generous deadline).
+    static func runOutside(_ argv: [String], environment: [String: String]? = nil, in dir: String,
+                           timeout: TimeInterval = 120) throws -> (status: Int32, stdout: String, stderr: String) {
+        let p = try spawnOutside(argv, environment: environment, in: dir)
+        guard let status = p.wait(timeout: timeout) else {
+            p.kill(SIGKILL); _ = p.wait(timeout: 10)
+            throw TestFailure("\(argv.joined(separator: " ")) did not finish within \(Int(timeout)) s")
+        }
+        return (status, p.stdout, p.stderr)
+    }
+}
+
+/// A process started by a test outside the sandbox.
+final class Outside {
+    let pid: pid_t
+    let stdoutPath: String
+    let stderrPath: String
+    private(set) var status: Int32?
+
+    init(pid: pid_t, stdoutPath: String, stderrPath: String) {
+        self.pid = pid
+        self.stdoutPath = stdoutPath
+        self.stderrPath = stderrPath
+    }
+
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    func kill(_ sig: Int32) { if status == nil { _ = Glibc.kill(pid, sig) } }
+
+    /// Polls waitpid until the process exits or the deadline passes.
+    func wait(timeout: TimeInterval) -> Int32? {
+        if let status { return status }
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            var raw: Int32 = 0
+            if waitpid(pid, &raw, WNOHANG) == pid {
+                let sig = raw & 0x7f
+                status = sig == 0 ? (raw >> 8) & 0xff : 128 + sig
+                return status
+            }
+            if Date() >= deadline { return nil }
+            usleep(10_000)
+        }
+    }
+
+    /// Kills and reaps (teardown of a failed test).
+    func ensureGone() {
+        guard status == nil else { return }
+        kill(SIGTERM)
+        if wait(timeout: 15) == nil { kill(SIGKILL); _ = wait(timeout: 5) }
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// Lists the files below `dir` (relative paths).
+func filesBelow(_ dir: String) -> [String] {
+    (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String]) ?? []
+}
