@@ -1,1 +1,152 @@
-// placeholder: replaced by the policy core
+/// Apple's audio-session rules (SPEC.md) as a pure state machine:
+/// `(State, Event) -> (State, [Effect])`.
+///
+/// No clock, no I/O, no Foundation: the module hands in graph events and runs
+/// the effects it gets back, in order. Nothing reachable from `handle` traps.
+/// Output order is deterministic: whenever it depends on a collection, the
+/// collection is walked in sorted order (`SessionID`, `NodeID`).
+///
+/// Choices where the brief left room (documented here once):
+/// - A declared session whose stream starts running without `audio.session.active=true`
+///   activates implicitly (iOS activates on play). It stays active until it sets
+///   `audio.session.active=false` or goes away; a declared session never deactivates
+///   because its streams stop.
+/// - An implicit activation (or a legacy stream starting) that arbitration refuses is
+///   held back: its streams are paused and it gets `interruptionBegan(.default)`, caused
+///   by the session that blocked it, so it hears `ended` when that one leaves. An explicit
+///   activation that is refused gets `activationResult(.failure)` instead.
+/// - A session that reactivates on its own while interrupted (R16) is first told
+///   `interruptionEnded(shouldResume: false)`, so began/ended always alternate.
+/// - After `.pause(n)` / `.resume(n)` the core already counts the node as stopped /
+///   running; the module's echo `streamRunning` is recognised and ignored.
+/// - `streamActivationRequested(n)` that arbitration accepts is confirmed with `.resume(n)`;
+///   refused, it is answered with `.pause(n)`.
+public struct SessionPolicy: Sendable {
+    public let configuration: PolicyConfiguration
+
+    // The graph and the policy's own records (everything `snapshot()` returns).
+    var clients: [ClientID: ClientInfo] = [:]
+    var streams: [NodeID: StreamInfo] = [:]
+    var endpoints: [NodeID: EndpointInfo] = [:]
+    var links: [LinkID: LinkInfo] = [:]
+    var silentMode = false
+    var screenLocked = false
+    var marks: [SessionID: SessionMarks] = [:]
+    var activationCounter: UInt64 = 0
+
+    // Indexes, derived from the above (rebuilt by `rebuildIndexes`).
+    var streamsOfClient: [ClientID: Set<NodeID>] = [:]
+    var linksOfNode: [NodeID: Set<LinkID>] = [:]
+    var declaredClients: Set<ClientID> = []
+    var victimsOf: [InterruptionCause: Set<SessionID>] = [:]
+    var active: Set<SessionID> = []
+    var activeNonMixable: Set<SessionID> = []
+    var activeCalls: Set<SessionID> = []
+    var activeDuckers: Set<SessionID> = []
+    var activeRecorders: Set<SessionID> = []
+    var activeNoAlerts: Set<SessionID> = []
+    var playing: Set<SessionID> = []
+    var primary: Set<SessionID> = []
+
+    // What was last published (so only changes are published).
+    var published: [SessionID: SessionSnapshot] = [:]
+    var lastGlobal: GlobalSnapshot?
+    var availableRoute: Route?
+
+    // Scratch of the event being handled.
+    var fx: [Effect] = []
+    var touched: Set<SessionID> = []
+    var refreshAll = false
+    var hintDirty = false
+
+    public init(configuration: PolicyConfiguration = PolicyConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// Handles one event and returns the effects, in the order the module must run them.
+    public mutating func handle(_ event: Event) -> [Effect] {
+        fx = []
+        touched = []
+        refreshAll = false
+        hintDirty = false
+        switch event {
+        case .clientAdded(let c, let props): clientAdded(c, props)
+        case .clientChanged(let c, let props): clientChanged(c, props)
+        case .clientRemoved(let c): clientRemoved(c)
+        case .streamAdded(let n, let c, let direction, let props): streamAdded(n, client: c, direction: direction, props)
+        case .streamChanged(let n, let props): streamChanged(n, props)
+        case .streamRunning(let n, let running): streamRunning(n, running)
+        case .streamActivationRequested(let n): streamActivationRequested(n)
+        case .streamRemoved(let n): streamRemoved(n)
+        case .endpointAdded(let e, let kind, let props): endpointAdded(e, kind: kind, props)
+        case .endpointChanged(let e, let props): endpointChanged(e, props)
+        case .endpointRemoved(let e): endpointRemoved(e)
+        case .endpointPortLost(let e): endpointPortLost(e)
+        case .endpointPortRestored(let e, let props): endpointPortRestored(e, props)
+        case .endpointMuteChanged(let e, let muted): endpointMuteChanged(e, muted: muted)
+        case .linkAdded(let l, let output, let input): linkAdded(l, output: output, input: input)
+        case .linkRemoved(let l): linkRemoved(l)
+        case .userRouteChoice(let n, let e): userRouteChoice(stream: n, endpoint: e)
+        case .silentMode(let on):
+            if silentMode != on {
+                silentMode = on
+                refreshAll = true
+            }
+        case .screenLocked(let on):
+            if screenLocked != on {
+                screenLocked = on
+                refreshAll = true
+            }
+        case .snapshot(let graph): rebuild(from: graph)
+        }
+        finish()
+        let out = fx
+        fx = []
+        touched = []
+        return out
+    }
+
+    /// The graph as the policy knows it, with the policy's own marks.
+    /// `SessionPolicy(configuration:)` + `.snapshot(snapshot())` reaches the same state.
+    public func snapshot() -> GraphSnapshot {
+        var policy = PolicyMarks()
+        policy.sessions = marks
+        policy.activationCounter = activationCounter
+        return GraphSnapshot(
+            clients: clients, streams: streams, endpoints: endpoints, links: links,
+            silentMode: silentMode, screenLocked: screenLocked, policy: policy)
+    }
+
+    /// Every managed session and its current state (read access for tests and tools).
+    public var sessions: [SessionID: SessionSnapshot] {
+        var out: [SessionID: SessionSnapshot] = [:]
+        for s in allSessions() {
+            if let snap = sessionSnapshot(s) { out[s] = snap }
+        }
+        return out
+    }
+
+    /// The global state as it would be published now.
+    public var global: GlobalSnapshot {
+        var copy = self
+        return copy.globalSnapshot()
+    }
+
+    /// The end of every event: membership of the derived sets, gains, hints, publishing.
+    mutating func finish() {
+        for s in touched { updateMembership(s) }
+        var targets = touched
+        if refreshAll { targets.formUnion(active) }
+        for s in targets.sorted() { refreshGains(s) }
+        refreshHints()
+        for s in touched.sorted() { publish(s) }
+        let g = globalSnapshot()
+        if g != lastGlobal {
+            lastGlobal = g
+            fx.append(.publishGlobal(g))
+        }
+    }
+
+    mutating func emit(_ e: Effect) { fx.append(e) }
+    mutating func notify(_ s: SessionID, _ n: Notification) { fx.append(.notify(s, n)) }
+}

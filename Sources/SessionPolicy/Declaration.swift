@@ -1,0 +1,164 @@
+/// What a session declared: `setCategory(_:mode:options:)` plus the two
+/// preferences `setPrefersNoInterruptionsFromSystemAlerts(_:)` and
+/// `setPrefersInterruptionOnRouteDisconnect(_:)`.
+public struct Declaration: Sendable, Equatable {
+    public var category: Category
+    public var mode: Mode
+    /// The options as declared (see `effectiveOptions` for the implied ones).
+    public var options: CategoryOptions
+    public var prefersNoInterruptionsFromSystemAlerts: Bool
+    public var prefersInterruptionOnRouteDisconnect: Bool
+
+    public init(
+        category: Category = .soloAmbient,
+        mode: Mode = .default,
+        options: CategoryOptions = [],
+        prefersNoInterruptionsFromSystemAlerts: Bool = false,
+        prefersInterruptionOnRouteDisconnect: Bool = false
+    ) {
+        self.category = category
+        self.mode = mode
+        self.options = options
+        self.prefersNoInterruptionsFromSystemAlerts = prefersNoInterruptionsFromSystemAlerts
+        self.prefersInterruptionOnRouteDisconnect = prefersInterruptionOnRouteDisconnect
+    }
+
+    /// The declared options plus those the category and mode imply (SPEC 3, 4):
+    /// ambient always mixes; duckOthers and interruptSpokenAudioAndMixWithOthers
+    /// imply mixWithOthers; voiceChat and videoChat imply allowBluetoothHFP;
+    /// videoChat implies defaultToSpeaker; output-only categories allow A2DP.
+    public var effectiveOptions: CategoryOptions {
+        var o = options
+        if category == .ambient { o.insert(.mixWithOthers) }
+        if o.contains(.duckOthers) || o.contains(.interruptSpokenAudioAndMixWithOthers) { o.insert(.mixWithOthers) }
+        if mode == .voiceChat || mode == .videoChat { o.insert(.allowBluetoothHFP) }
+        if mode == .videoChat { o.insert(.defaultToSpeaker) }
+        if !category.hasInput { o.insert(.allowBluetoothA2DP) }
+        return o
+    }
+
+    /// Whether this session mixes with others (SPEC 2).
+    public var isMixable: Bool { effectiveOptions.contains(.mixWithOthers) }
+}
+
+/// The property keys of a declaration (SPEC 1).
+public enum DeclarationKey {
+    public static let category = "audio.session.category"
+    public static let mode = "audio.session.mode"
+    public static let options = "audio.session.options"
+    public static let active = "audio.session.active"
+    public static let deactivation = "audio.session.deactivation"
+    public static let prefersNoInterruptionsFromSystemAlerts = "audio.session.prefers-no-interruptions-from-system-alerts"
+    public static let prefersInterruptionOnRouteDisconnect = "audio.session.prefers-interruption-on-route-disconnect"
+    /// The value of `deactivation` that asks for `notifyOthersOnDeactivation`.
+    public static let notifyOthersOnDeactivation = "notifyOthersOnDeactivation"
+    /// The prefix that makes a client a declared session.
+    public static let prefix = "audio.session."
+}
+
+extension Declaration {
+    /// Parses and validates the declaration carried by a property set.
+    ///
+    /// - Returns: `.success(nil)` when nothing is declared (no category, mode,
+    ///   options or preference key), `.success(declaration)` when it is valid,
+    ///   `.failure` with `badParam` (unknown or malformed value, wrong case,
+    ///   duplicate option) or `incompatibleCategory` (SPEC 3, 4) otherwise.
+    ///   Never traps, whatever the bytes.
+    public static func parse(_ props: Properties) -> Result<Declaration?, SessionError> {
+        let categoryValue = props[DeclarationKey.category]
+        let modeValue = props[DeclarationKey.mode]
+        let optionsValue = props[DeclarationKey.options]
+        let noAlertsValue = props[DeclarationKey.prefersNoInterruptionsFromSystemAlerts]
+        let routeValue = props[DeclarationKey.prefersInterruptionOnRouteDisconnect]
+        if categoryValue == nil, modeValue == nil, optionsValue == nil, noAlertsValue == nil, routeValue == nil {
+            return .success(nil)
+        }
+        var d = Declaration()
+        if let v = categoryValue {
+            guard let c = Category(rawValue: v) else {
+                return .failure(SessionError(code: .badParam, message: "SPEC 1: unknown category \(SessionError.quote(v))"))
+            }
+            d.category = c
+        }
+        if let v = modeValue {
+            guard let m = Mode(rawValue: v) else {
+                return .failure(SessionError(code: .badParam, message: "SPEC 1: unknown mode \(SessionError.quote(v))"))
+            }
+            d.mode = m
+        }
+        if let v = optionsValue {
+            switch parseOptions(v) {
+            case .success(let o): d.options = o
+            case .failure(let e): return .failure(e)
+            }
+        }
+        if let v = noAlertsValue {
+            guard let b = parseBool(v) else {
+                return .failure(SessionError(code: .badParam, message: "SPEC 1: prefers-no-interruptions-from-system-alerts must be true or false, not \(SessionError.quote(v))"))
+            }
+            d.prefersNoInterruptionsFromSystemAlerts = b
+        }
+        if let v = routeValue {
+            guard let b = parseBool(v) else {
+                return .failure(SessionError(code: .badParam, message: "SPEC 1: prefers-interruption-on-route-disconnect must be true or false, not \(SessionError.quote(v))"))
+            }
+            d.prefersInterruptionOnRouteDisconnect = b
+        }
+        if let e = d.validate() { return .failure(e) }
+        return .success(d)
+    }
+
+    /// Parses a comma list of option names (whitespace around names ignored;
+    /// an empty value means no options). Unknown, empty or repeated names are refused.
+    public static func parseOptions(_ value: String) -> Result<CategoryOptions, SessionError> {
+        var result: CategoryOptions = []
+        if value.allSatisfy({ $0 == " " || $0 == "\t" }) { return .success(result) }
+        for raw in value.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = trim(raw)
+            guard !name.isEmpty else {
+                return .failure(SessionError(code: .badParam, message: "SPEC 1: empty option in \(SessionError.quote(value))"))
+            }
+            guard let option = CategoryOptions.named(name) else {
+                return .failure(SessionError(code: .badParam, message: "SPEC 1: unknown option \(SessionError.quote(name))"))
+            }
+            guard !result.contains(option) else {
+                return .failure(SessionError(code: .badParam, message: "SPEC 1: duplicate option \(SessionError.quote(name))"))
+            }
+            result.insert(option)
+        }
+        return .success(result)
+    }
+
+    /// Checks SPEC 3 (modes) and SPEC 4 (options) for this category.
+    /// Used by the policy and by the client library before it sends anything.
+    /// - Returns: `nil` when valid, else an `incompatibleCategory` error naming the rule.
+    public func validate() -> SessionError? {
+        if !mode.acceptedCategories.contains(category) {
+            return SessionError(code: .incompatibleCategory, message: "SPEC 3: mode \(mode.rawValue) is not valid for \(category.rawValue)")
+        }
+        for entry in CategoryOptions.named where options.contains(entry.option) {
+            if !CategoryOptions.acceptedCategories(of: entry.option).contains(category) {
+                return SessionError(code: .incompatibleCategory, message: "SPEC 4: \(entry.name) is not valid for \(category.rawValue)")
+            }
+        }
+        if mode == .voicePrompt && category == .playAndRecord {
+            return SessionError(code: .incompatibleCategory, message: "SPEC 3: mode voicePrompt is not valid for playAndRecord")
+        }
+        return nil
+    }
+
+    static func parseBool(_ v: String) -> Bool? {
+        switch v {
+        case "true": return true
+        case "false": return false
+        default: return nil
+        }
+    }
+
+    static func trim(_ s: Substring) -> String {
+        var scalars = s.unicodeScalars[...]
+        while let f = scalars.first, f == " " || f == "\t" { scalars = scalars.dropFirst() }
+        while let l = scalars.last, l == " " || l == "\t" { scalars = scalars.dropLast() }
+        return String(String.UnicodeScalarView(scalars))
+    }
+}

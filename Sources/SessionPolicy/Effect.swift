@@ -1,0 +1,59 @@
+/// What the policy wants done: the only output of the core. The module runs
+/// these in order.
+public enum Effect: Sendable, Equatable {
+    /// Stop scheduling the node: `pw_impl_node_set_active(node, false)`.
+    /// The module echoes `streamRunning(node, false)`, which the core recognises as its own.
+    case pause(NodeID)
+    /// Schedule it again: `pw_impl_node_set_active(node, true)`.
+    case resume(NodeID)
+    /// Ramp the policy's own gain on the node's `softVolumes` to `gain` over
+    /// `rampMilliseconds`. The gain multiplies the user's channel volume; it
+    /// never replaces it (DESIGN fact 4). `gain` 1 undoes the duck. The module
+    /// steps the ramp (no step larger than 3 dB per cycle, SPEC 12).
+    case duck(NodeID, gain: Float, rampMilliseconds: UInt32)
+    /// Set (`true`) or clear the policy's `softMute` on the node (R20, R21).
+    case silence(NodeID, Bool)
+    /// Deliver a notification to a session, in order.
+    case notify(SessionID, Notification)
+    /// Publish a session's state in the `audio-session` metadata; `nil` removes it.
+    case publishSession(SessionID, SessionSnapshot?)
+    /// Publish the global state (route, silent mode, `isOtherAudioPlaying`, hint).
+    case publishGlobal(GlobalSnapshot)
+}
+
+/// What a session hears: the notifications of `AVAudioSession`.
+public enum Notification: Sendable, Equatable {
+    /// `AVAudioSession.interruptionNotification`, type `.began`.
+    case interruptionBegan(reason: InterruptionReason)
+    /// `AVAudioSession.interruptionNotification`, type `.ended`, option `.shouldResume`.
+    case interruptionEnded(shouldResume: Bool)
+    /// `AVAudioSession.routeChangeNotification`.
+    case routeChange(reason: RouteChangeReason, previous: Route, current: Route)
+    /// `AVAudioSession.silenceSecondaryAudioHintNotification` (`.begin` = true).
+    case silenceSecondaryAudioHint(begin: Bool)
+    /// `AVAudioSession.mediaServicesWereLostNotification`.
+    case mediaServicesWereLost
+    /// `AVAudioSession.mediaServicesWereResetNotification`.
+    case mediaServicesWereReset
+    /// The answer to `setActive(_:options:)` (`audio.session.active`): success, possibly with a warning.
+    case activationResult(Result<ActivationWarning?, SessionError>)
+    /// The answer to `setCategory(_:mode:options:)` when the declaration was refused.
+    case declarationRefused(SessionError)
+}
+
+/// `AVAudioSession.InterruptionReason`.
+public enum InterruptionReason: String, Sendable, Equatable, CaseIterable {
+    case `default`, builtInMicMuted, routeDisconnected, appWasSuspended
+}
+
+/// `AVAudioSession.RouteChangeReason`.
+public enum RouteChangeReason: String, Sendable, Equatable, CaseIterable {
+    case unknown, newDeviceAvailable, oldDeviceUnavailable, categoryChange, override
+    case wakeFromSleep, noSuitableRouteForCategory, routeConfigurationChange
+}
+
+/// A successful activation change that still deserves a word (R8).
+public enum ActivationWarning: String, Sendable, Equatable {
+    /// `AVAudioSession.ErrorCode.isBusy`: deactivated while streams still run.
+    case isBusy
+}

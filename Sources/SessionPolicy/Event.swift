@@ -1,0 +1,43 @@
+/// What the module reports about the graph: the only input of the policy.
+///
+/// Time never arrives implicitly: the core has no clock. The module turns
+/// `pw_context` / `pw_impl_node` / `pw_impl_device` listener callbacks into
+/// these values, in the order it hears of them.
+public enum Event: Sendable, Equatable {
+    /// A client connected (`global_added` of a `pw_impl_client`).
+    case clientAdded(ClientID, Properties)
+    /// The client updated its properties (`pw_core_update_properties`): the full new set.
+    case clientChanged(ClientID, Properties)
+    case clientRemoved(ClientID)
+    /// A stream node appeared. `direction` is `output` for `Stream/Output/Audio`.
+    case streamAdded(NodeID, client: ClientID, direction: StreamDirection, Properties)
+    /// The stream's properties changed (`pw_stream_update_properties`): the full new set.
+    case streamChanged(NodeID, Properties)
+    /// The node's state became running (`true`) or left it (`false`): legacy activation (SPEC 1).
+    case streamRunning(NodeID, Bool)
+    /// The owner re-activated a node the policy had paused (DESIGN fact 2, SPEC R16).
+    case streamActivationRequested(NodeID)
+    case streamRemoved(NodeID)
+    /// A sink or source appeared, with its node and device properties merged.
+    case endpointAdded(NodeID, kind: EndpointKind, Properties)
+    case endpointChanged(NodeID, Properties)
+    /// The endpoint node is gone: for a private sink, a loss (R30).
+    case endpointRemoved(NodeID)
+    /// Jack unplug: the node stays, its device switched away from the headphone port (R30).
+    case endpointPortLost(NodeID)
+    /// Jack back: `newDeviceAvailable` (R32); no automatic resume (R31).
+    case endpointPortRestored(NodeID, Properties)
+    /// The source's mute (user or mic-mute key) changed (R19).
+    case endpointMuteChanged(NodeID, muted: Bool)
+    /// A link from an output node to an input node (stream -> sink, source -> capture stream).
+    case linkAdded(LinkID, output: NodeID, input: NodeID)
+    case linkRemoved(LinkID)
+    /// The user (or `overrideOutputAudioPort(.speaker)`) moved a stream (R33). Never a loss.
+    case userRouteChoice(stream: NodeID, endpoint: NodeID?)
+    /// The ring/silent switch (R20).
+    case silentMode(Bool)
+    /// The screen lock (R20).
+    case screenLocked(Bool)
+    /// Rebuild everything from a fresh graph (R40/R41, daemon or module restart).
+    case snapshot(GraphSnapshot)
+}

@@ -1,0 +1,64 @@
+/// Identifiers of PipeWire graph objects, as distinct types (STYLE: ids are not bare `UInt32`).
+
+/// A PipeWire client (one connection, `pw_impl_client`): the owner of a declared session.
+public struct ClientID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var raw: UInt32
+    public init(_ raw: UInt32) { self.raw = raw }
+    public static func < (a: ClientID, b: ClientID) -> Bool { a.raw < b.raw }
+    public var description: String { "client \(raw)" }
+}
+
+/// A PipeWire node (`pw_impl_node`): a stream, a sink or a source.
+public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var raw: UInt32
+    public init(_ raw: UInt32) { self.raw = raw }
+    public static func < (a: NodeID, b: NodeID) -> Bool { a.raw < b.raw }
+    public var description: String { "node \(raw)" }
+}
+
+/// A PipeWire link (`pw_impl_link`) between an output node and an input node.
+public struct LinkID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var raw: UInt32
+    public init(_ raw: UInt32) { self.raw = raw }
+    public static func < (a: LinkID, b: LinkID) -> Bool { a.raw < b.raw }
+    public var description: String { "link \(raw)" }
+}
+
+/// A PipeWire device (`pw_impl_device`), e.g. a sound card or a Bluetooth headset.
+public struct DeviceID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var raw: UInt32
+    public init(_ raw: UInt32) { self.raw = raw }
+    public static func < (a: DeviceID, b: DeviceID) -> Bool { a.raw < b.raw }
+    public var description: String { "device \(raw)" }
+}
+
+/// The thing `AVAudioSession.sharedInstance()` is for one program.
+///
+/// A session is a client that declared (its client properties or one of its
+/// streams' properties carry `audio.session.*`), or, for a legacy stream that
+/// declares nothing, that stream alone (SPEC 1).
+public enum SessionID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    case client(ClientID)
+    case stream(NodeID)
+
+    public var description: String {
+        switch self {
+        case .client(let c): return "session of \(c)"
+        case .stream(let n): return "legacy session of \(n)"
+        }
+    }
+}
+
+/// A PipeWire property dictionary as received (`struct spa_dict`), decoded with repair.
+public typealias Properties = [String: String]
+
+/// The direction of a stream node: `output` plays (`Stream/Output/Audio`),
+/// `input` captures (`Stream/Input/Audio`).
+public enum StreamDirection: String, Sendable, Hashable, CaseIterable {
+    case output, input
+}
+
+/// The kind of an endpoint node: `Audio/Sink` or `Audio/Source`.
+public enum EndpointKind: String, Sendable, Hashable, CaseIterable {
+    case sink, source
+}

@@ -1,0 +1,132 @@
+/// The priority classes of SPEC 5 (highest first: call > alarm > prompt > normal).
+public enum PriorityClass: String, Sendable, Hashable, CaseIterable {
+    case normal, prompt, alarm, call
+}
+
+/// What a legacy stream's `media.role` maps to (SPEC 1 table).
+public struct RoleRule: Sendable, Equatable {
+    public var category: Category
+    public var mode: Mode
+    public var options: CategoryOptions
+    /// Deactivates with notifyOthersOnDeactivation (R14).
+    public var transient: Bool
+    public var priority: PriorityClass
+    /// An alert (R17, R21): Notification, Event, Alarm.
+    public var isAlert: Bool
+    /// Never touched by the policy (Production, DSP, Test).
+    public var unmanaged: Bool
+    /// Not interrupted by a call (R10: Accessibility).
+    public var exemptFromCalls: Bool
+    /// Game: soloAmbient, or ambient when other audio already plays at activation.
+    public var ambientWhenOtherAudioPlays: Bool
+
+    public init(
+        category: Category, mode: Mode = .default, options: CategoryOptions = [],
+        transient: Bool = false, priority: PriorityClass = .normal, isAlert: Bool = false,
+        unmanaged: Bool = false, exemptFromCalls: Bool = false, ambientWhenOtherAudioPlays: Bool = false
+    ) {
+        self.category = category
+        self.mode = mode
+        self.options = options
+        self.transient = transient
+        self.priority = priority
+        self.isAlert = isAlert
+        self.unmanaged = unmanaged
+        self.exemptFromCalls = exemptFromCalls
+        self.ambientWhenOtherAudioPlays = ambientWhenOtherAudioPlays
+    }
+
+    /// The SPEC 1 table.
+    public static let defaultTable: [String: RoleRule] = {
+        let media = RoleRule(category: .playback)
+        let movie = RoleRule(category: .playback, mode: .moviePlayback)
+        let alert = RoleRule(category: .ambient, transient: true, isAlert: true)
+        let call = RoleRule(category: .playAndRecord, mode: .voiceChat, transient: true, priority: .call)
+        let prompt = RoleRule(
+            category: .playback, mode: .voicePrompt,
+            options: [.duckOthers, .interruptSpokenAudioAndMixWithOthers], transient: true, priority: .prompt)
+        let unmanaged = RoleRule(category: .ambient, unmanaged: true)
+        return [
+            "Music": media, "Movie": movie, "Video": movie,
+            "Game": RoleRule(category: .soloAmbient, ambientWhenOtherAudioPlays: true),
+            "Notification": alert, "Event": alert,
+            "Alarm": RoleRule(category: .playback, transient: true, priority: .alarm, isAlert: true),
+            "Phone": call, "Communication": call,
+            "Navigation": prompt, "Assistant": prompt,
+            "Accessibility": RoleRule(category: .playback, options: [.mixWithOthers], exemptFromCalls: true),
+            "Production": unmanaged, "DSP": unmanaged, "Test": unmanaged,
+        ]
+    }()
+}
+
+/// Everything the policy can be told, with the SPEC's defaults.
+/// (The module parses the SPA-JSON configuration into this value.)
+public struct PolicyConfiguration: Sendable, Equatable {
+    /// How a legacy stream without `media.role` behaves (SPEC 1).
+    public enum Profile: String, Sendable, CaseIterable {
+        /// playback + mixWithOthers: never interrupts, can be interrupted and ducked.
+        case desktop
+        /// soloAmbient, like an iOS app that never set a category.
+        case ios
+    }
+    /// What happens to an alert while a session prefers no interruptions from system alerts (R17).
+    public enum AlertPolicy: String, Sendable, CaseIterable {
+        /// The alert plays, mixed, without interrupting or ducking that session.
+        case mix
+        /// The alert is held back (paused) until that session deactivates.
+        case holdBack
+    }
+
+    /// Default `desktop`.
+    public var profile: Profile = .desktop
+    /// The gain of a ducked session, multiplied into its user volume. Default 0.2 (−14 dB, SPEC 12).
+    public var duckLevel: Float = 0.2
+    /// The strong duck used by voicePrompt/navigation duckers when `strongDuckForPrompts` is on. Default 0.1.
+    public var strongDuckLevel: Float = 0.1
+    /// Whether voicePrompt duckers use `strongDuckLevel`. Default off (S4: music ducks to the duck level).
+    public var strongDuckForPrompts: Bool = false
+    /// Ramp down, default 250 ms (SPEC 12).
+    public var duckRampDownMilliseconds: UInt32 = 250
+    /// Ramp back up, default 500 ms (SPEC 12).
+    public var duckRampUpMilliseconds: UInt32 = 500
+    /// `media.role` -> rule (SPEC 1). Lookup is exact first, then case-insensitive.
+    public var roleTable: [String: RoleRule] = RoleRule.defaultTable
+    /// Port types that are private outputs (SPEC 8).
+    public var privatePortTypes: Set<PortType> = [.headphones, .bluetoothA2DP, .bluetoothHFP, .bluetoothLE]
+    /// `device.form-factor` values that are private outputs (SPEC 8), e.g. USB headsets.
+    public var privateFormFactors: Set<String> = ["headphone", "headphones", "headset", "hands-free", "handset", "earbuds"]
+    /// Applications (`application.name` or `application.process.binary`) that may claim call
+    /// priority; empty = anyone may (R10).
+    public var callPriorityApplications: Set<String> = []
+    /// Applications the policy forbids to interrupt others (R6 `cannotInterruptOthers`). Default none.
+    public var cannotInterruptApplications: Set<String> = []
+    /// Priority of each class; higher wins (SPEC 5). Default call 30 > alarm 20 > prompt 10 > normal 0.
+    public var priorities: [PriorityClass: Int] = [.call: 30, .alarm: 20, .prompt: 10, .normal: 0]
+    /// Resume legacy streams paused by a private output's loss when it returns (R31). Default off.
+    public var resumeLegacyOnDeviceReturn: Bool = false
+    /// R17 alerts: mixed (default) or held back.
+    public var alertsDuringPreferNoInterruptions: AlertPolicy = .mix
+
+    public init() {}
+
+    func priorityValue(_ p: PriorityClass) -> Int {
+        priorities[p] ?? 0
+    }
+
+    func roleRule(_ role: String) -> RoleRule? {
+        if let r = roleTable[role] { return r }
+        let lower = role.lowercased()
+        for key in roleTable.keys.sorted() where key.lowercased() == lower {
+            return roleTable[key]
+        }
+        return nil
+    }
+
+    /// The rule for a stream without `media.role` (SPEC 1, last row).
+    var noRoleRule: RoleRule {
+        switch profile {
+        case .desktop: return RoleRule(category: .playback, options: [.mixWithOthers])
+        case .ios: return RoleRule(category: .soloAmbient)
+        }
+    }
+}

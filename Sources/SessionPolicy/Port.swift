@@ -1,0 +1,99 @@
+/// `AVAudioSession.Port`: the kind of an input or output (SPEC 8).
+public enum PortType: String, Sendable, Hashable, CaseIterable {
+    case builtInSpeaker, builtInReceiver, builtInMic, headphones, headsetMic
+    case lineOut, lineIn, HDMI, displayPort, bluetoothA2DP, bluetoothHFP, bluetoothLE
+    case usbAudio, carAudio, airPlay, virtual
+}
+
+/// `AVAudioSessionPortDescription`: one endpoint of a route.
+public struct Port: Sendable, Equatable, Hashable {
+    /// `portName`: `node.description`, else `device.description`, `node.nick`, `node.name`.
+    public var name: String
+    /// `uid`: the node name (`node.name`).
+    public var uid: String
+    /// `portType`.
+    public var type: PortType
+
+    public init(name: String, uid: String, type: PortType) {
+        self.name = name
+        self.uid = uid
+        self.type = type
+    }
+}
+
+/// `AVAudioSessionRouteDescription`: the sinks and sources a session's streams
+/// are connected to, in node order.
+public struct Route: Sendable, Equatable, Hashable {
+    public var inputs: [Port]
+    public var outputs: [Port]
+    public init(inputs: [Port] = [], outputs: [Port] = []) {
+        self.inputs = inputs
+        self.outputs = outputs
+    }
+    public static let empty = Route()
+}
+
+extension Port {
+    /// Describes an endpoint from its merged node and device properties.
+    ///
+    /// The port type comes, first match wins, from: Bluetooth (`device.bus`,
+    /// `device.api=bluez5`, `api.bluez5.profile`), the active ALSA port
+    /// (`port.type`, `device.port.type`, `api.alsa.path`), HDMI/DisplayPort
+    /// in the node name, `device.form-factor`, USB bus, virtual nodes
+    /// (`node.virtual`, `factory.name=support.null-audio-sink` without a form
+    /// factor), else the built-in speaker or microphone.
+    public static func from(_ props: Properties, kind: EndpointKind) -> Port {
+        let uid = props["node.name"] ?? ""
+        let name = props["node.description"] ?? props["device.description"] ?? props["node.nick"] ?? uid
+        return Port(name: name, uid: uid, type: portType(props, kind: kind))
+    }
+
+    static func portType(_ props: Properties, kind: EndpointKind) -> PortType {
+        let sink = kind == .sink
+        let formFactor = props["device.form-factor"]?.lowercased()
+        let bus = props["device.bus"]?.lowercased()
+        let profile = props["api.bluez5.profile"]?.lowercased()
+        let nodeName = (props["node.name"] ?? "").lowercased()
+        if bus == "bluetooth" || props["device.api"] == "bluez5" || profile != nil || nodeName.hasPrefix("bluez") {
+            if formFactor == "car" { return .carAudio }
+            if let p = profile {
+                if p.contains("headset") || p.contains("hfp") || p.contains("hsp") || p.contains("head-unit") || p.contains("gateway") {
+                    return .bluetoothHFP
+                }
+                if p.contains("bap") || p.contains("lc3") { return .bluetoothLE }
+            }
+            return .bluetoothA2DP
+        }
+        let hints = [props["port.type"], props["device.port.type"], props["api.alsa.path"]]
+            .compactMap { $0?.lowercased() }
+        for h in hints {
+            if h.contains("headphone") { return sink ? .headphones : .headsetMic }
+            if h.contains("headset") { return sink ? .headphones : .headsetMic }
+            if h.contains("hdmi") { return .HDMI }
+            if h.contains("displayport") { return .displayPort }
+            if h.contains("line") || h.contains("spdif") || h.contains("iec958") { return sink ? .lineOut : .lineIn }
+            if h.contains("speaker") { return .builtInSpeaker }
+            if h.contains("mic") { return .builtInMic }
+        }
+        if nodeName.contains("hdmi") { return .HDMI }
+        if nodeName.contains("displayport") { return .displayPort }
+        if let f = formFactor {
+            switch f {
+            case "headphone", "headphones", "earbuds": return sink ? .headphones : .headsetMic
+            case "headset", "hands-free": return sink ? .headphones : .headsetMic
+            case "handset": return sink ? .builtInReceiver : .builtInMic
+            case "car": return .carAudio
+            case "tv": return .HDMI
+            case "hifi": return sink ? .lineOut : .lineIn
+            case "internal", "speaker", "computer", "portable": return sink ? .builtInSpeaker : .builtInMic
+            case "microphone", "webcam": return bus == "usb" ? .usbAudio : .builtInMic
+            default: break
+            }
+        }
+        if bus == "usb" { return .usbAudio }
+        if props["node.virtual"] == "true" || props["factory.name"] == "support.null-audio-sink" || props["device.api"] == nil {
+            return .virtual
+        }
+        return sink ? .builtInSpeaker : .builtInMic
+    }
+}

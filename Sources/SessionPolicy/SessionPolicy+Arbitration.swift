@@ -1,0 +1,200 @@
+/// Activation and arbitration (SPEC 5: R1-R8, R10, R16, R17).
+/// `AVAudioSession.setActive(_:options:)`.
+enum Arbitration: Equatable {
+    case allowed(victims: [SessionID])
+    case refused(SessionError, blocker: SessionID)
+}
+
+extension SessionPolicy {
+    /// Decides whether `s` may become active now, and whom it interrupts.
+    func arbitrate(_ s: SessionID, _ t: SessionTraits) -> Arbitration {
+        // R10 / R6: a call holds audio; only calls and accessibility get through.
+        if t.priorityClass != .call && !t.exemptFromCalls {
+            for c in activeCalls.sorted() where c != s && clientOf(c) != t.client {
+                return .refused(
+                    SessionError(code: .insufficientPriority, message: "R6: a call (\(c)) holds audio; only another call may interrupt it"),
+                    blocker: c)
+            }
+        }
+        // R6: a higher-priority non-mixable session holds audio.
+        if !t.mixable {
+            for a in activeNonMixable.sorted() where a != s && clientOf(a) != t.client {
+                guard let ta = traits(a) else { continue }
+                if ta.priority > t.priority && !(t.isAlert && ta.prefersNoAlerts) {
+                    return .refused(
+                        SessionError(code: .insufficientPriority, message: "R6: \(a) has higher priority (\(ta.priorityClass.rawValue)) and holds audio"),
+                        blocker: a)
+                }
+            }
+        }
+        // R17: alerts held back while a session prefers no interruptions from them.
+        if t.isAlert && configuration.alertsDuringPreferNoInterruptions == .holdBack {
+            for a in activeNoAlerts.sorted() where a != s {
+                return .refused(
+                    SessionError(code: .insufficientPriority, message: "R17: \(a) prefers no interruptions from system alerts; the alert is held back"),
+                    blocker: a)
+            }
+        }
+        var victims: [SessionID] = []
+        func consider(_ a: SessionID, _ rule: (SessionTraits) -> Bool) {
+            guard a != s, clientOf(a) != t.client, let ta = traits(a) else { return }
+            // R17: alerts neither interrupt nor duck a session that prefers so.
+            if t.isAlert && ta.prefersNoAlerts { return }
+            if rule(ta) { victims.append(a) }
+        }
+        if t.priorityClass == .call {
+            // R10: the phone always wins, mixable or not, except accessibility; R1 among calls.
+            for a in active.sorted() {
+                consider(a) { ta in
+                    if ta.exemptFromCalls { return false }
+                    if ta.priorityClass == .call { return !ta.mixable && !t.mixable }
+                    return true
+                }
+            }
+        } else if !t.mixable {
+            // R1 last in wins among non-mixable sessions of equal or lower priority; R2 mixable ones stay.
+            for a in activeNonMixable.sorted() {
+                consider(a) { ta in ta.priority <= t.priority }
+            }
+        } else if t.options.contains(.interruptSpokenAudioAndMixWithOthers) {
+            // R4: spoken audio only.
+            for a in active.sorted() {
+                consider(a) { ta in ta.mode == .spokenAudio && ta.priority <= t.priority }
+            }
+        }
+        if !victims.isEmpty, let c = clientOf(s), let name = applicationName(c, stream: streamsOf(s).first),
+            configuration.cannotInterruptApplications.contains(name)
+        {
+            return .refused(
+                SessionError(code: .cannotInterruptOthers, message: "R6: \(SessionError.quote(name)) may not interrupt others"),
+                blocker: victims[0])
+        }
+        return .allowed(victims: victims)
+    }
+
+    /// Activates `s` (explicitly, `audio.session.active=true`, or implicitly on play).
+    /// - Returns: whether the session is active afterwards.
+    @discardableResult
+    mutating func activate(_ s: SessionID, explicit: Bool) -> Bool {
+        guard exists(s), var t = traits(s) else { return false }
+        if t.unmanaged { return true }
+        touched.insert(s)
+        var m = marks[s] ?? SessionMarks()
+        if m.active {
+            resumePausedStreams(s)
+            if explicit { notify(s, .activationResult(.success(nil))) }
+            return true
+        }
+        if t.isLegacy && roleRule(streamsOf(s).first ?? NodeID(0)).ambientWhenOtherAudioPlays {
+            // SPEC 1 Game: ambient when other audio is already playing, soloAmbient otherwise.
+            let other = playing.contains { clientOf($0) != t.client }
+            m.adaptiveCategory = other ? .ambient : .soloAmbient
+            marks[s] = m
+            if let updated = traits(s) { t = updated }
+        }
+        switch arbitrate(s, t) {
+        case .refused(let error, let blocker):
+            pauseRunningStreams(s)
+            if explicit {
+                notify(s, .activationResult(.failure(error)))
+            } else if marks[s]?.interruption == nil {
+                beginInterruption(s, cause: .session(blocker), reason: .default, wasPlaying: true)
+            }
+            return false
+        case .allowed(let victims):
+            for v in victims { interrupt(v, cause: .session(s), reason: .default) }
+            if marks[s]?.interruption != nil {
+                clearInterruption(s)
+                notify(s, .interruptionEnded(shouldResume: false))
+            }
+            var now = marks[s] ?? SessionMarks()
+            now.active = true
+            activationCounter = activationCounter &+ 1
+            now.activationOrder = activationCounter
+            now.hintTold = hintValue(for: s)
+            marks[s] = now
+            updateMembership(s)
+            refreshGains(s)
+            resumePausedStreams(s)
+            if explicit { notify(s, .activationResult(.success(nil))) }
+            return true
+        }
+    }
+
+    /// Deactivates `s`: explicitly (`audio.session.active=false`), or a legacy stream stopping.
+    mutating func deactivate(_ s: SessionID, notifyOthers: Bool, explicit: Bool) {
+        touched.insert(s)
+        guard var m = marks[s], m.active else {
+            if var m = marks[s], var i = m.interruption {
+                // R18: the program stopped on its own while interrupted.
+                i.pausedItself = true
+                m.interruption = i
+                marks[s] = m
+            }
+            if explicit { notify(s, .activationResult(.success(nil))) }
+            return
+        }
+        m.active = false
+        marks[s] = m
+        updateMembership(s)
+        if explicit {
+            // R8: deactivating with running streams succeeds with an isBusy warning.
+            notify(s, .activationResult(.success(hasRunningStream(s) ? .isBusy : nil)))
+        }
+        endInterruptions(causedBy: .session(s), resumable: notifyOthers)
+    }
+
+    /// Handles a change of `audio.session.active` on a declared session.
+    mutating func applyActivationRequest(_ s: SessionID) {
+        guard case .client(let c) = s, declaredClients.contains(c) else { return }
+        var raw: String? = clients[c]?.properties[DeclarationKey.active]
+        if raw == nil {
+            for n in streamsOf(s) {
+                if let v = streams[n]?.properties[DeclarationKey.active] {
+                    raw = v
+                    break
+                }
+            }
+        }
+        var m = marks[s] ?? SessionMarks()
+        guard let value = raw else {
+            if m.requestedActive != nil {
+                m.requestedActive = nil
+                marks[s] = m
+            }
+            return
+        }
+        guard let wanted = Declaration.parseBool(value) else {
+            notify(s, .activationResult(.failure(SessionError(
+                code: .badParam, message: "SPEC 1: audio.session.active must be true or false, not \(SessionError.quote(value))"))))
+            return
+        }
+        guard m.requestedActive != wanted else { return }
+        m.requestedActive = wanted
+        marks[s] = m
+        if wanted {
+            activate(s, explicit: true)
+        } else {
+            deactivate(s, notifyOthers: wantsNotifyOthers(c), explicit: true)
+        }
+    }
+
+    /// `setActive(false, options: .notifyOthersOnDeactivation)`.
+    func wantsNotifyOthers(_ c: ClientID) -> Bool {
+        if clients[c]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation { return true }
+        for n in streamsOfClient[c] ?? [] where streams[n]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
+            return true
+        }
+        return false
+    }
+
+    /// R5: a changed declaration of an active session applies at once.
+    mutating func applyDeclarationChange(_ s: SessionID, before: SessionTraits?) {
+        touched.insert(s)
+        guard isActive(s), let t = traits(s), t != before else { return }
+        updateMembership(s)
+        if case .allowed(let victims) = arbitrate(s, t) {
+            for v in victims { interrupt(v, cause: .session(s), reason: .default) }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+/// Routes (SPEC 8: R30-R34). `AVAudioSession.currentRoute`, `routeChangeNotification`.
+extension SessionPolicy {
+    /// A private output: a sink whose port type or form factor is in the configured list.
+    func isPrivateOutput(_ e: NodeID) -> Bool {
+        guard let ep = endpoints[e], ep.kind == .sink, !ep.portLost else { return false }
+        if configuration.privatePortTypes.contains(ep.port.type) { return true }
+        if let ff = ep.properties["device.form-factor"], configuration.privateFormFactors.contains(ff.lowercased()) { return true }
+        return false
+    }
+
+    /// The session's route: sinks its output streams feed, sources its input streams read.
+    /// `excluding` leaves out a lost endpoint; `overriding` replaces one stream's output.
+    func route(_ s: SessionID, excluding: NodeID? = nil, overriding: (stream: NodeID, endpoint: NodeID?)? = nil) -> Route {
+        var outs: Set<NodeID> = []
+        var ins: Set<NodeID> = []
+        for n in streamsOf(s) {
+            guard let st = streams[n] else { continue }
+            if let o = overriding, o.stream == n, st.direction == .output {
+                if let e = o.endpoint, endpoints[e] != nil { outs.insert(e) }
+                continue
+            }
+            for l in linksOfNode[n] ?? [] {
+                guard let link = links[l] else { continue }
+                if st.direction == .output, link.output == n, endpoints[link.input] != nil, link.input != excluding {
+                    outs.insert(link.input)
+                } else if st.direction == .input, link.input == n, endpoints[link.output] != nil, link.output != excluding {
+                    ins.insert(link.output)
+                }
+            }
+        }
+        return Route(
+            inputs: ins.sorted().compactMap { endpoints[$0]?.port },
+            outputs: outs.sorted().compactMap { endpoints[$0]?.port })
+    }
+
+    /// Every endpoint present (published as the global `currentRoute`).
+    mutating func availableRouteCached() -> Route {
+        if let r = availableRoute { return r }
+        var r = Route()
+        for e in endpoints.keys.sorted() {
+            guard let ep = endpoints[e] else { continue }
+            if ep.kind == .sink { r.outputs.append(ep.port) } else { r.inputs.append(ep.port) }
+        }
+        availableRoute = r
+        return r
+    }
+
+    /// Sessions with a stream linked to or from the node, in order.
+    func sessionsLinked(to e: NodeID) -> [SessionID] {
+        var out: Set<SessionID> = []
+        for l in linksOfNode[e] ?? [] {
+            guard let link = links[l] else { continue }
+            let other = link.output == e ? link.input : link.output
+            if let s = sessionOf(other) { out.insert(s) }
+        }
+        return out.sorted()
+    }
+
+    mutating func endpointAdded(_ e: NodeID, kind: EndpointKind, _ props: Properties) {
+        endpoints[e] = EndpointInfo(kind: kind, properties: props)
+        availableRoute = nil
+        deviceArrived(e)
+    }
+
+    mutating func endpointChanged(_ e: NodeID, _ props: Properties) {
+        guard var ep = endpoints[e] else { return }
+        ep.properties = props
+        ep.port = Port.from(props, kind: ep.kind)
+        endpoints[e] = ep
+        availableRoute = nil
+        for s in sessionsLinked(to: e) { touched.insert(s) }
+    }
+
+    mutating func endpointRemoved(_ e: NodeID) {
+        guard endpoints[e] != nil else { return }
+        if isPrivateOutput(e) { privateOutputLost(e) }
+        for s in sessionsLinked(to: e) { touched.insert(s) }
+        for l in linksOfNode[e] ?? [] { removeLink(l) }
+        endpoints[e] = nil
+        linksOfNode[e] = nil
+        availableRoute = nil
+        // A removed source cannot be unmuted: its mute interruptions end without resume.
+        endInterruptions(causedBy: .microphoneMuted(e), resumable: false)
+    }
+
+    mutating func endpointPortLost(_ e: NodeID) {
+        guard var ep = endpoints[e], !ep.portLost else { return }
+        if isPrivateOutput(e) { privateOutputLost(e) }
+        ep.portLost = true
+        endpoints[e] = ep
+        availableRoute = nil
+        for s in sessionsLinked(to: e) { touched.insert(s) }
+    }
+
+    mutating func endpointPortRestored(_ e: NodeID, _ props: Properties) {
+        guard var ep = endpoints[e] else { return }
+        ep.properties = props
+        ep.port = Port.from(props, kind: ep.kind)
+        ep.portLost = false
+        endpoints[e] = ep
+        availableRoute = nil
+        deviceArrived(e)
+    }
+
+    /// R30/R31: a private output disappeared. Exactly the streams that were playing
+    /// through it are paused first (zero samples elsewhere), then each affected session
+    /// hears `routeChange(.oldDeviceUnavailable)` and, where preferred,
+    /// `interruptionBegan(.routeDisconnected)`. A stream the user moved elsewhere is not affected (R33).
+    mutating func privateOutputLost(_ e: NodeID) {
+        guard let uid = endpoints[e]?.port.uid else { return }
+        var affected: Set<NodeID> = []
+        for l in linksOfNode[e] ?? [] {
+            guard let link = links[l], link.input == e, let st = streams[link.output], st.direction == .output,
+                st.running, !st.pausedByPolicy
+            else { continue }
+            if let chosen = st.userChosenEndpoint, chosen != e { continue }
+            guard let s = sessionOf(link.output), let t = traits(s), !t.unmanaged else { continue }
+            affected.insert(link.output)
+        }
+        guard !affected.isEmpty else { return }
+        let nodes = affected.sorted()
+        let sessions = Set(nodes.compactMap { sessionOf($0) }).sorted()
+        var previous: [SessionID: Route] = [:]
+        for s in sessions { previous[s] = route(s) }
+        for n in nodes {
+            pause(n)
+            streams[n]?.lostOutput = uid
+        }
+        for s in sessions {
+            guard let t = traits(s) else { continue }
+            touched.insert(s)
+            notify(s, .routeChange(reason: .oldDeviceUnavailable, previous: previous[s] ?? Route(), current: route(s, excluding: e)))
+            let wasActive = isActive(s)
+            if t.prefersRouteInterrupt, marks[s]?.interruption == nil {
+                var m = marks[s] ?? SessionMarks()
+                m.active = false
+                marks[s] = m
+                updateMembership(s)
+                beginInterruption(s, cause: .routeDisconnected, reason: .routeDisconnected, wasPlaying: true)
+            } else if t.isLegacy, wasActive {
+                // A legacy stream stays paused until its program resumes it (R31).
+                var m = marks[s] ?? SessionMarks()
+                m.active = false
+                marks[s] = m
+                updateMembership(s)
+            }
+            if wasActive && !isActive(s) {
+                endInterruptions(causedBy: .session(s), resumable: false)
+            }
+        }
+    }
+
+    /// R32: a new device. Active sessions of the matching direction hear
+    /// `routeChange(.newDeviceAvailable)`; playback continues (no pause, no auto-resume, R31).
+    mutating func deviceArrived(_ e: NodeID) {
+        guard let ep = endpoints[e], ep.port.type != .virtual else { return }
+        for s in active.sorted() {
+            guard let t = traits(s), !t.unmanaged else { continue }
+            let matches = ep.kind == .sink ? t.hasOutput : t.hasInput
+            guard matches else { continue }
+            let r = route(s)
+            notify(s, .routeChange(reason: .newDeviceAvailable, previous: r, current: r))
+        }
+        // R31 "unless configured": resume legacy streams this output's loss paused.
+        if configuration.resumeLegacyOnDeviceReturn {
+            let uid = ep.port.uid
+            var sessions: Set<SessionID> = []
+            for (n, st) in streams where st.pausedByPolicy && st.lostOutput == uid {
+                if let s = sessionOf(n), traits(s)?.isLegacy == true { sessions.insert(s) }
+            }
+            for s in sessions.sorted() { activate(s, explicit: false) }
+        }
+    }
+
+    mutating func linkAdded(_ l: LinkID, output: NodeID, input: NodeID) {
+        if links[l] != nil { removeLink(l) }
+        links[l] = LinkInfo(output: output, input: input)
+        linksOfNode[output, default: []].insert(l)
+        linksOfNode[input, default: []].insert(l)
+        if let s = sessionOf(output) { touched.insert(s) }
+        if let s = sessionOf(input) { touched.insert(s) }
+    }
+
+    mutating func linkRemoved(_ l: LinkID) {
+        guard let link = links[l] else { return }
+        removeLink(l)
+        if let s = sessionOf(link.output) { touched.insert(s) }
+        if let s = sessionOf(link.input) { touched.insert(s) }
+    }
+
+    mutating func removeLink(_ l: LinkID) {
+        guard let link = links.removeValue(forKey: l) else { return }
+        linksOfNode[link.output]?.remove(l)
+        if linksOfNode[link.output]?.isEmpty == true { linksOfNode[link.output] = nil }
+        linksOfNode[link.input]?.remove(l)
+        if linksOfNode[link.input]?.isEmpty == true { linksOfNode[link.input] = nil }
+    }
+
+    /// R33: the user (or `overrideOutputAudioPort(.speaker)`) chose an output. Reason
+    /// `override`; never a loss, so nothing is paused.
+    mutating func userRouteChoice(stream n: NodeID, endpoint: NodeID?) {
+        guard var st = streams[n], let s = sessionOf(n) else { return }
+        if let e = endpoint, endpoints[e] == nil { return }
+        let previous = route(s)
+        st.userChosenEndpoint = endpoint
+        streams[n] = st
+        touched.insert(s)
+        if traits(s)?.unmanaged == true { return }
+        let current = endpoint == nil ? previous : route(s, overriding: (n, endpoint))
+        notify(s, .routeChange(reason: .override, previous: previous, current: current))
+    }
+
+    /// R34: where playAndRecord output belongs when no private output is present.
+    func preferredOutput(_ t: SessionTraits) -> PortType? {
+        guard t.category == .playAndRecord else { return nil }
+        for e in endpoints.keys where isPrivateOutput(e) { return nil }
+        if t.options.contains(.defaultToSpeaker) { return .builtInSpeaker }
+        return .builtInReceiver
+    }
+}

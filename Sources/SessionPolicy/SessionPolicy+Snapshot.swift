@@ -1,0 +1,153 @@
+/// Publishing and rebuilding (R40, R41).
+/// `AVAudioSession.mediaServicesWereLostNotification` / `mediaServicesWereResetNotification`.
+extension SessionPolicy {
+    func sessionSnapshot(_ s: SessionID) -> SessionSnapshot? {
+        guard exists(s), let t = traits(s), !t.unmanaged else { return nil }
+        let m = marks[s] ?? SessionMarks()
+        let nodes = streamsOf(s)
+        var gain: Float = 1
+        var silenced = false
+        for n in nodes {
+            guard let st = streams[n], st.direction == .output else { continue }
+            gain = min(gain, st.duckGain)
+            silenced = silenced || st.silenced
+        }
+        let firstStream: NodeID? = t.isLegacy ? nodes.first : nil
+        return SessionSnapshot(
+            category: t.category, mode: t.mode, options: t.options, active: m.active,
+            interrupted: m.interruption != nil, interruptionReason: m.interruption?.reason,
+            duckGain: gain, silenced: silenced, isPlaying: m.active && isPlayingOutput(s),
+            streams: nodes, route: route(s), isLegacy: t.isLegacy,
+            applicationName: applicationName(t.client, stream: firstStream), priority: t.priorityClass,
+            prefersNoInterruptionsFromSystemAlerts: t.prefersNoAlerts,
+            prefersInterruptionOnRouteDisconnect: t.prefersRouteInterrupt,
+            secondaryAudioShouldBeSilencedHint: m.hintTold,
+            preferredOutputPortType: preferredOutput(t))
+    }
+
+    mutating func publish(_ s: SessionID) {
+        let snap = sessionSnapshot(s)
+        if snap == published[s] { return }
+        if let snap {
+            published[s] = snap
+        } else {
+            published[s] = nil
+        }
+        emit(.publishSession(s, snap))
+    }
+
+    mutating func globalSnapshot() -> GlobalSnapshot {
+        GlobalSnapshot(
+            currentRoute: availableRouteCached(), silentMode: silentMode, screenLocked: screenLocked,
+            isOtherAudioPlaying: !playing.isEmpty, secondaryAudioShouldBeSilencedHint: !primary.isEmpty,
+            playingSessionCount: playing.count, primaryAudioSessionCount: primary.count)
+    }
+
+    /// Recomputes every index from the stored graph and marks.
+    mutating func rebuildIndexes() {
+        streamsOfClient = [:]
+        linksOfNode = [:]
+        declaredClients = []
+        victimsOf = [:]
+        active = []
+        activeNonMixable = []
+        activeCalls = []
+        activeDuckers = []
+        activeRecorders = []
+        activeNoAlerts = []
+        playing = []
+        primary = []
+        availableRoute = nil
+        for (n, st) in streams { streamsOfClient[st.client, default: []].insert(n) }
+        for (l, link) in links {
+            linksOfNode[link.output, default: []].insert(l)
+            linksOfNode[link.input, default: []].insert(l)
+        }
+        for c in clients.keys where computeDeclared(c) { declaredClients.insert(c) }
+        for (s, m) in marks {
+            if let i = m.interruption { victimsOf[i.cause, default: []].insert(s) }
+        }
+        for s in marks.keys { updateMembership(s) }
+    }
+
+    /// R40/R41: start again from a graph. With the policy's own marks the state is
+    /// restored exactly; a fresh graph (`policy == nil`) is re-decided: declarations are
+    /// parsed again, nothing counts as paused by the policy, and sessions that were
+    /// asked active or have running streams activate in session order. Every declared
+    /// session is told `mediaServicesWereLost` then `mediaServicesWereReset`; gains the
+    /// policy no longer wants are undone (it owns only what it adds).
+    mutating func rebuild(from graph: GraphSnapshot) {
+        let previouslyPublished = published
+        clients = graph.clients
+        streams = graph.streams
+        endpoints = graph.endpoints
+        links = graph.links
+        silentMode = graph.silentMode
+        screenLocked = graph.screenLocked
+        marks = graph.policy?.sessions ?? [:]
+        activationCounter = graph.policy?.activationCounter ?? 0
+        published = [:]
+        lastGlobal = nil
+        let fresh = graph.policy == nil
+        if fresh {
+            for (c, var info) in clients {
+                if case .success(let d) = Declaration.parse(info.properties) { info.declaration = d } else { info.declaration = nil }
+                clients[c] = info
+            }
+            for (n, var st) in streams {
+                if case .success(let d) = Declaration.parse(st.properties) { st.declaration = d } else { st.declaration = nil }
+                if st.pausedByPolicy {
+                    // Not ours any more: a fresh policy paused nothing.
+                    st.pausedByPolicy = false
+                }
+                st.lostOutput = nil
+                streams[n] = st
+            }
+        } else {
+            // Endpoint ports are derived from properties: recompute them.
+            for (e, var ep) in endpoints {
+                ep.port = Port.from(ep.properties, kind: ep.kind)
+                endpoints[e] = ep
+            }
+        }
+        rebuildIndexes()
+        for s in previouslyPublished.keys.sorted() where !exists(s) {
+            emit(.publishSession(s, nil))
+        }
+        let sessions = allSessions()
+        for s in sessions {
+            if case .client = s {
+                notify(s, .mediaServicesWereLost)
+                notify(s, .mediaServicesWereReset)
+            }
+        }
+        if fresh {
+            for s in sessions {
+                if case .client = s {
+                    applyActivationRequest(s)
+                    if !isActive(s), streamsOf(s).contains(where: { streams[$0]?.running == true }) {
+                        activate(s, explicit: false)
+                    }
+                } else if streamsOf(s).contains(where: { streams[$0]?.running == true }) {
+                    activate(s, explicit: false)
+                }
+            }
+        }
+        refreshAll = true
+        for s in sessions { touched.insert(s) }
+        // Streams with policy gains outside any session (e.g. now unmanaged) get them undone.
+        for (n, st) in streams.sorted(by: { $0.key < $1.key }) where st.direction == .output {
+            guard let s = sessionOf(n), traits(s)?.unmanaged == true else { continue }
+            var cleared = st
+            if st.duckGain != 1 {
+                cleared.duckGain = 1
+                emit(.duck(n, gain: 1, rampMilliseconds: configuration.duckRampUpMilliseconds))
+            }
+            if st.silenced {
+                cleared.silenced = false
+                emit(.silence(n, false))
+            }
+            streams[n] = cleared
+        }
+    }
+}

@@ -1,0 +1,204 @@
+/// Clients and streams: declarations (SPEC 1-4), legacy activation, removal.
+/// `AVAudioSession.setCategory(_:mode:options:)`, `setActive(_:)`.
+extension SessionPolicy {
+    mutating func clientAdded(_ c: ClientID, _ props: Properties) {
+        if clients[c] != nil {
+            clientChanged(c, props)
+            return
+        }
+        var info = ClientInfo(properties: props)
+        let parsed = Declaration.parse(props)
+        if case .success(let d) = parsed { info.declaration = d }
+        clients[c] = info
+        updateDeclared(c)
+        if case .failure(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
+        if declaredClients.contains(c) {
+            touched.insert(.client(c))
+            applyActivationRequest(.client(c))
+        }
+    }
+
+    mutating func clientChanged(_ c: ClientID, _ props: Properties) {
+        guard var info = clients[c] else {
+            clientAdded(c, props)
+            return
+        }
+        let before = traits(.client(c))
+        info.properties = props
+        let parsed = Declaration.parse(props)
+        // A refused declaration leaves the previous valid one in force (SPEC 4).
+        if case .success(let d) = parsed { info.declaration = d }
+        clients[c] = info
+        updateDeclared(c)
+        guard declaredClients.contains(c) else { return }
+        if case .failure(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
+        applyDeclarationChange(.client(c), before: before)
+        applyActivationRequest(.client(c))
+    }
+
+    mutating func clientRemoved(_ c: ClientID) {
+        guard clients[c] != nil else { return }
+        for n in (streamsOfClient[c] ?? []).sorted() { streamRemoved(n) }
+        if declaredClients.contains(c) {
+            removeSession(.client(c), notifyOthers: wantsNotifyOthers(c))
+            declaredClients.remove(c)
+        }
+        clients[c] = nil
+        streamsOfClient[c] = nil
+    }
+
+    mutating func streamAdded(_ n: NodeID, client c: ClientID, direction: StreamDirection, _ props: Properties) {
+        if streams[n] != nil { streamRemoved(n) }
+        if clients[c] == nil {
+            // A stream of a client we never heard of: track it with an empty client.
+            clients[c] = ClientInfo(properties: [:])
+        }
+        var info = StreamInfo(client: c, direction: direction, properties: props)
+        let parsed = Declaration.parse(props)
+        if case .success(let d) = parsed { info.declaration = d }
+        streams[n] = info
+        streamsOfClient[c, default: []].insert(n)
+        updateDeclared(c)
+        guard let s = sessionOf(n) else { return }
+        touched.insert(s)
+        if case .failure(let e) = parsed { notify(s, .declarationRefused(e)) }
+        if case .client = s {
+            applyDeclarationChange(s, before: nil)
+            applyActivationRequest(s)
+        }
+    }
+
+    mutating func streamChanged(_ n: NodeID, _ props: Properties) {
+        guard var info = streams[n], let old = sessionOf(n) else { return }
+        let before = traits(old)
+        info.properties = props
+        let parsed = Declaration.parse(props)
+        if case .success(let d) = parsed { info.declaration = d }
+        streams[n] = info
+        updateDeclared(info.client)
+        guard let s = sessionOf(n) else { return }
+        touched.insert(s)
+        if case .failure(let e) = parsed { notify(s, .declarationRefused(e)) }
+        if s == old {
+            applyDeclarationChange(s, before: before)
+        }
+        applyActivationRequest(s)
+    }
+
+    mutating func streamRunning(_ n: NodeID, _ running: Bool) {
+        guard var st = streams[n], let s = sessionOf(n) else { return }
+        if running {
+            if st.pausedByPolicy {
+                // The owner re-activated a node we paused (DESIGN fact 2).
+                streamActivationRequested(n)
+                return
+            }
+            guard !st.running else { return }  // the echo of our own resume
+            st.running = true
+            streams[n] = st
+            touched.insert(s)
+            guard let t = traits(s), !t.unmanaged else { return }
+            if !isActive(s) { activate(s, explicit: false) }
+        } else {
+            if st.pausedByPolicy { return }  // the echo of our own pause
+            let wasRunning = st.running
+            st.running = false
+            streams[n] = st
+            touched.insert(s)
+            guard let t = traits(s), !t.unmanaged else { return }
+            if var m = marks[s], var i = m.interruption {
+                // R18: paused itself while interrupted: no resume later.
+                i.pausedItself = true
+                m.interruption = i
+                marks[s] = m
+            }
+            if wasRunning && t.isLegacy && isActive(s) {
+                // A legacy stream deactivates when it corks; transient roles notify others.
+                deactivate(s, notifyOthers: t.transient, explicit: false)
+            }
+        }
+    }
+
+    /// R16: the program re-activated a node the policy paused (the user pressed play).
+    mutating func streamActivationRequested(_ n: NodeID) {
+        guard var st = streams[n], let s = sessionOf(n) else { return }
+        guard let t = traits(s), !t.unmanaged else { return }
+        guard st.pausedByPolicy else {
+            if !st.running { streamRunning(n, true) }
+            return
+        }
+        st.pausedByPolicy = false
+        st.running = true
+        st.lostOutput = nil
+        streams[n] = st
+        touched.insert(s)
+        if isActive(s) {
+            refreshGains(s)
+            emit(.resume(n))
+            return
+        }
+        if activate(s, explicit: false) {
+            emit(.resume(n))
+        }
+    }
+
+    mutating func streamRemoved(_ n: NodeID) {
+        guard let st = streams[n], let s = sessionOf(n) else { return }
+        let legacyTraits = traits(s)
+        for l in linksOfNode[n] ?? [] { removeLink(l) }
+        linksOfNode[n] = nil
+        if case .stream = s {
+            removeSession(s, notifyOthers: legacyTraits?.transient ?? false)
+            streams[n] = nil
+            streamsOfClient[st.client]?.remove(n)
+        } else {
+            streams[n] = nil
+            streamsOfClient[st.client]?.remove(n)
+            touched.insert(s)
+            updateDeclared(st.client)
+        }
+    }
+
+    /// A session goes away: it deactivates (ending what it interrupted), its own
+    /// interruption is forgotten, and its published state is removed.
+    mutating func removeSession(_ s: SessionID, notifyOthers: Bool) {
+        if isActive(s), var m = marks[s] {
+            m.active = false
+            marks[s] = m
+        }
+        clearInterruption(s)
+        marks[s] = nil
+        removeMembership(s)
+        endInterruptions(causedBy: .session(s), resumable: notifyOthers)
+        touched.remove(s)
+        if published.removeValue(forKey: s) != nil {
+            emit(.publishSession(s, nil))
+        }
+    }
+
+    /// Recomputes whether a client declares; when that flips, its streams move between
+    /// their own legacy sessions and the client's session.
+    mutating func updateDeclared(_ c: ClientID) {
+        let now = clients[c] != nil && computeDeclared(c)
+        let was = declaredClients.contains(c)
+        guard now != was else { return }
+        let nodes = (streamsOfClient[c] ?? []).sorted()
+        if now {
+            for n in nodes where marks[.stream(n)] != nil || published[.stream(n)] != nil {
+                removeSession(.stream(n), notifyOthers: false)
+            }
+            declaredClients.insert(c)
+            touched.insert(.client(c))
+            if nodes.contains(where: { streams[$0]?.running == true }) {
+                activate(.client(c), explicit: false)
+            }
+        } else {
+            removeSession(.client(c), notifyOthers: false)
+            declaredClients.remove(c)
+            for n in nodes {
+                touched.insert(.stream(n))
+                if streams[n]?.running == true { activate(.stream(n), explicit: false) }
+            }
+        }
+    }
+}

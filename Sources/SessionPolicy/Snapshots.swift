@@ -1,0 +1,204 @@
+/// What the module publishes for one session in the `audio-session` metadata:
+/// the values an `AVAudioSession` reads back (`category`, `mode`,
+/// `categoryOptions`, `currentRoute`, `secondaryAudioShouldBeSilencedHint`...).
+public struct SessionSnapshot: Sendable, Equatable {
+    public var category: Category
+    public var mode: Mode
+    /// Effective options (declared plus implied).
+    public var options: CategoryOptions
+    public var active: Bool
+    /// Between `interruptionBegan` and `interruptionEnded`.
+    public var interrupted: Bool
+    public var interruptionReason: InterruptionReason?
+    /// The policy's duck gain on the session's output (1 = not ducked).
+    public var duckGain: Float
+    /// The policy's softMute is on (R20, R21).
+    public var silenced: Bool
+    /// Output is flowing: active with a running, unpaused stream.
+    public var isPlaying: Bool
+    public var streams: [NodeID]
+    /// `currentRoute`.
+    public var route: Route
+    /// A stream that declares nothing (its category comes from `media.role`).
+    public var isLegacy: Bool
+    /// `application.name` (or `application.process.binary`).
+    public var applicationName: String?
+    public var priority: PriorityClass
+    public var prefersNoInterruptionsFromSystemAlerts: Bool
+    public var prefersInterruptionOnRouteDisconnect: Bool
+    /// The last `silenceSecondaryAudioHint` this session was told (R22).
+    public var secondaryAudioShouldBeSilencedHint: Bool
+    /// R34: where the session manager should place playAndRecord output
+    /// (`builtInSpeaker` for defaultToSpeaker, `builtInReceiver` otherwise) when
+    /// no private output is present; `nil` = no preference.
+    public var preferredOutputPortType: PortType?
+}
+
+/// The state every session can read (`AVAudioSession.isOtherAudioPlaying`,
+/// `secondaryAudioShouldBeSilencedHint`, the available route).
+public struct GlobalSnapshot: Sendable, Equatable {
+    /// Every sink (outputs) and source (inputs) present, in node order.
+    public var currentRoute: Route
+    public var silentMode: Bool
+    public var screenLocked: Bool
+    /// Some active output session plays (ambient included, R22). A client subtracts itself
+    /// using `playingSessionCount` and its own `SessionSnapshot.isPlaying`.
+    public var isOtherAudioPlaying: Bool
+    /// Some non-mixable primary audio plays (R22).
+    public var secondaryAudioShouldBeSilencedHint: Bool
+    public var playingSessionCount: Int
+    public var primaryAudioSessionCount: Int
+}
+
+/// A client as the policy knows it.
+public struct ClientInfo: Sendable, Equatable {
+    public var properties: Properties
+    /// The declaration in force (the last valid one), from the client properties.
+    public var declaration: Declaration?
+    public init(properties: Properties, declaration: Declaration? = nil) {
+        self.properties = properties
+        self.declaration = declaration
+    }
+}
+
+/// A stream node as the policy knows it.
+public struct StreamInfo: Sendable, Equatable {
+    public var client: ClientID
+    public var direction: StreamDirection
+    public var properties: Properties
+    /// The node runs (it is scheduled and not corked).
+    public var running: Bool
+    /// The policy paused it (and has not resumed it).
+    public var pausedByPolicy: Bool
+    /// The declaration in force from the stream's own properties.
+    public var declaration: Declaration?
+    /// The policy's duck gain currently applied (1 = none).
+    public var duckGain: Float
+    /// The policy's softMute currently applied.
+    public var silenced: Bool
+    /// The uid of the private output whose loss paused this stream (R31).
+    public var lostOutput: String?
+    /// The output the user chose for it (R33), if any.
+    public var userChosenEndpoint: NodeID?
+
+    public init(
+        client: ClientID, direction: StreamDirection, properties: Properties, running: Bool = false,
+        pausedByPolicy: Bool = false, declaration: Declaration? = nil, duckGain: Float = 1,
+        silenced: Bool = false, lostOutput: String? = nil, userChosenEndpoint: NodeID? = nil
+    ) {
+        self.client = client
+        self.direction = direction
+        self.properties = properties
+        self.running = running
+        self.pausedByPolicy = pausedByPolicy
+        self.declaration = declaration
+        self.duckGain = duckGain
+        self.silenced = silenced
+        self.lostOutput = lostOutput
+        self.userChosenEndpoint = userChosenEndpoint
+    }
+}
+
+/// A sink or source.
+public struct EndpointInfo: Sendable, Equatable {
+    public var kind: EndpointKind
+    public var properties: Properties
+    public var port: Port
+    /// The device switched away from this node's private port (jack unplugged).
+    public var portLost: Bool
+    /// Source mute (R19).
+    public var muted: Bool
+    public init(kind: EndpointKind, properties: Properties, portLost: Bool = false, muted: Bool = false) {
+        self.kind = kind
+        self.properties = properties
+        self.port = Port.from(properties, kind: kind)
+        self.portLost = portLost
+        self.muted = muted
+    }
+}
+
+/// A link from an output node to an input node.
+public struct LinkInfo: Sendable, Equatable, Hashable {
+    public var output: NodeID
+    public var input: NodeID
+    public init(output: NodeID, input: NodeID) {
+        self.output = output
+        self.input = input
+    }
+}
+
+/// Who or what interrupted a session.
+public enum InterruptionCause: Sendable, Equatable, Hashable {
+    /// Another session's activation (R1, R4, R10) or a refused activation (R6, R17).
+    case session(SessionID)
+    /// The source it captures from was muted (R19).
+    case microphoneMuted(NodeID)
+    /// A private output it played through was lost (R31).
+    case routeDisconnected
+}
+
+/// An interruption between `began` and `ended`.
+public struct InterruptionMark: Sendable, Equatable {
+    public var cause: InterruptionCause
+    public var reason: InterruptionReason
+    /// The session was playing when interrupted (R14).
+    public var wasPlaying: Bool
+    /// The program paused itself meanwhile (R18).
+    public var pausedItself: Bool
+    public init(cause: InterruptionCause, reason: InterruptionReason, wasPlaying: Bool, pausedItself: Bool = false) {
+        self.cause = cause
+        self.reason = reason
+        self.wasPlaying = wasPlaying
+        self.pausedItself = pausedItself
+    }
+}
+
+/// The policy's own record of one session.
+public struct SessionMarks: Sendable, Equatable {
+    public var active: Bool = false
+    /// Order of the last activation ("last in wins").
+    public var activationOrder: UInt64 = 0
+    /// The last `audio.session.active` value seen (explicit activation).
+    public var requestedActive: Bool?
+    public var interruption: InterruptionMark?
+    /// The last `silenceSecondaryAudioHint` told (R22).
+    public var hintTold: Bool = false
+    /// The category chosen at activation for a Game stream (SPEC 1 table).
+    public var adaptiveCategory: Category?
+    public init() {}
+}
+
+/// The policy's own records: what a restarted policy cannot see in the graph.
+public struct PolicyMarks: Sendable, Equatable {
+    public var sessions: [SessionID: SessionMarks] = [:]
+    public var activationCounter: UInt64 = 0
+    public init() {}
+}
+
+/// The graph as the policy knows it. Handed to `.snapshot` by a restarted
+/// module (R40/R41): with `policy == nil` (a fresh graph) the core re-derives
+/// activity by arbitration; with the policy's own marks it continues exactly.
+public struct GraphSnapshot: Sendable, Equatable {
+    public var clients: [ClientID: ClientInfo]
+    public var streams: [NodeID: StreamInfo]
+    public var endpoints: [NodeID: EndpointInfo]
+    public var links: [LinkID: LinkInfo]
+    public var silentMode: Bool
+    public var screenLocked: Bool
+    /// The policy's own records; `nil` for a fresh graph.
+    public var policy: PolicyMarks?
+
+    public init(
+        clients: [ClientID: ClientInfo] = [:], streams: [NodeID: StreamInfo] = [:],
+        endpoints: [NodeID: EndpointInfo] = [:], links: [LinkID: LinkInfo] = [:],
+        silentMode: Bool = false, screenLocked: Bool = false, policy: PolicyMarks? = nil
+    ) {
+        self.clients = clients
+        self.streams = streams
+        self.endpoints = endpoints
+        self.links = links
+        self.silentMode = silentMode
+        self.screenLocked = screenLocked
+        self.policy = policy
+    }
+}
