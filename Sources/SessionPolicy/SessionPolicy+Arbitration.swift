@@ -111,7 +111,7 @@ extension SessionPolicy {
             now.active = true
             activationCounter = activationCounter &+ 1
             now.activationOrder = activationCounter
-            now.hintTold = hintValue(for: s)
+            justActivated.insert(s)
             marks[s] = now
             updateMembership(s)
             refreshGains(s)

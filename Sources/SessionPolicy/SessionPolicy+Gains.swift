@@ -63,7 +63,7 @@ extension SessionPolicy {
 
     /// Tells active sessions whose hint flipped (R22).
     mutating func refreshHints() {
-        var targets: Set<SessionID> = touched.intersection(active)
+        var targets: Set<SessionID> = touched.intersection(active).union(justActivated.intersection(active))
         if hintDirty { targets = active }
         guard !targets.isEmpty else { return }
         let primaryClients = Set(primary.compactMap { clientOf($0) })
@@ -71,6 +71,14 @@ extension SessionPolicy {
             guard var m = marks[s] else { continue }
             let c = clientOf(s)
             let value = primaryClients.contains { $0 != c }
+            if justActivated.contains(s) {
+                // Told on flips only; a newly active session reads the property.
+                if value != m.hintTold {
+                    m.hintTold = value
+                    marks[s] = m
+                }
+                continue
+            }
             if value != m.hintTold {
                 m.hintTold = value
                 marks[s] = m

@@ -58,6 +58,7 @@ public struct SessionPolicy: Sendable {
     var touched: Set<SessionID> = []
     var refreshAll = false
     var hintDirty = false
+    var justActivated: Set<SessionID> = []
 
     public init(configuration: PolicyConfiguration = PolicyConfiguration()) {
         self.configuration = configuration
@@ -69,6 +70,7 @@ public struct SessionPolicy: Sendable {
         touched = []
         refreshAll = false
         hintDirty = false
+        justActivated = []
         switch event {
         case .clientAdded(let c, let props): clientAdded(c, props)
         case .clientChanged(let c, let props): clientChanged(c, props)

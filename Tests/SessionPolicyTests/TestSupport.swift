@@ -1,0 +1,122 @@
+import SessionPolicy
+import Testing
+
+func C(_ raw: UInt32) -> ClientID { ClientID(raw) }
+func N(_ raw: UInt32) -> NodeID { NodeID(raw) }
+func L(_ raw: UInt32) -> LinkID { LinkID(raw) }
+
+/// The decisions in an effect list: everything but publishing (publishing has its own tests).
+func decisions(_ effects: [Effect]) -> [Effect] {
+    effects.filter {
+        switch $0 {
+        case .publishSession, .publishGlobal: return false
+        default: return true
+        }
+    }
+}
+
+/// given / when / then over the policy.
+struct World {
+    var policy: SessionPolicy
+    var clientProps: [ClientID: Properties] = [:]
+    var streamProps: [NodeID: Properties] = [:]
+
+    init(_ configure: (inout PolicyConfiguration) -> Void = { _ in }) {
+        var config = PolicyConfiguration()
+        configure(&config)
+        policy = SessionPolicy(configuration: config)
+    }
+
+    /// Runs events; returns all effects.
+    @discardableResult
+    mutating func when(_ events: Event...) -> [Effect] {
+        var out: [Effect] = []
+        for e in events { out += policy.handle(e) }
+        return out
+    }
+
+    /// Runs events; returns the decisions (no publishing).
+    mutating func decide(_ events: Event...) -> [Effect] {
+        var out: [Effect] = []
+        for e in events { out += policy.handle(e) }
+        return decisions(out)
+    }
+
+    // MARK: given
+
+    mutating func client(_ c: UInt32, _ props: Properties = [:]) {
+        clientProps[C(c)] = props
+        when(.clientAdded(C(c), props))
+    }
+
+    /// A declared client: category/mode/options as given.
+    mutating func declared(_ c: UInt32, _ category: String, mode: String? = nil, options: String? = nil, extra: Properties = [:]) {
+        var props = extra
+        props["audio.session.category"] = category
+        if let mode { props["audio.session.mode"] = mode }
+        if let options { props["audio.session.options"] = options }
+        client(c, props)
+    }
+
+    /// A stream (no props of its own unless given).
+    mutating func stream(_ n: UInt32, client c: UInt32, _ direction: StreamDirection = .output, _ props: Properties = [:]) {
+        if clientProps[C(c)] == nil { client(c) }
+        streamProps[N(n)] = props
+        when(.streamAdded(N(n), client: C(c), direction: direction, props))
+    }
+
+    /// A legacy stream with a media.role.
+    mutating func legacy(_ n: UInt32, client c: UInt32, role: String?, _ direction: StreamDirection = .output) {
+        var props: Properties = ["application.name": "app\(c)"]
+        if let role { props["media.role"] = role }
+        stream(n, client: c, direction, props)
+    }
+
+    mutating func play(_ n: UInt32) { when(.streamRunning(N(n), true)) }
+
+    /// Merged client property change (what pw_core_update_properties does).
+    mutating func set(_ c: UInt32, _ changes: Properties) -> [Effect] {
+        var props = clientProps[C(c)] ?? [:]
+        for (k, v) in changes { props[k] = v }
+        clientProps[C(c)] = props
+        return decisions(when(.clientChanged(C(c), props)))
+    }
+
+    mutating func activate(_ c: UInt32) -> [Effect] { set(c, ["audio.session.active": "true"]) }
+    mutating func deactivate(_ c: UInt32, notifyOthers: Bool) -> [Effect] {
+        set(c, ["audio.session.active": "false", "audio.session.deactivation": notifyOthers ? "notifyOthersOnDeactivation" : "none"])
+    }
+
+    mutating func sink(_ e: UInt32, _ props: Properties) { when(.endpointAdded(N(e), kind: .sink, props)) }
+    mutating func source(_ e: UInt32, _ props: Properties) { when(.endpointAdded(N(e), kind: .source, props)) }
+    mutating func link(_ l: UInt32, _ from: UInt32, _ to: UInt32) { when(.linkAdded(L(l), output: N(from), input: N(to))) }
+
+    func session(_ s: SessionID) -> SessionSnapshot? { policy.sessions[s] }
+}
+
+let headphonesProps: Properties = [
+    "node.name": "headphones", "node.description": "Headphones", "device.form-factor": "headphones",
+    "media.class": "Audio/Sink",
+]
+let speakerProps: Properties = [
+    "node.name": "speaker", "node.description": "Speaker", "device.form-factor": "internal", "device.api": "alsa",
+    "media.class": "Audio/Sink",
+]
+let micProps: Properties = [
+    "node.name": "mic", "node.description": "Microphone", "device.form-factor": "internal", "device.api": "alsa",
+    "media.class": "Audio/Source",
+]
+let headphonesPort = Port(name: "Headphones", uid: "headphones", type: .headphones)
+let speakerPort = Port(name: "Speaker", uid: "speaker", type: .builtInSpeaker)
+
+func began(_ s: SessionID, _ reason: InterruptionReason = .default) -> Effect { .notify(s, .interruptionBegan(reason: reason)) }
+func ended(_ s: SessionID, resume: Bool) -> Effect { .notify(s, .interruptionEnded(shouldResume: resume)) }
+func activated(_ s: SessionID, _ warning: ActivationWarning? = nil) -> Effect { .notify(s, .activationResult(.success(warning))) }
+func refused(_ s: SessionID, _ code: SessionErrorCode) -> (Effect) -> Bool {
+    { effect in
+        if case .notify(s, .activationResult(.failure(let e))) = effect { return e.code == code }
+        return false
+    }
+}
+func legacyS(_ n: UInt32) -> SessionID { .stream(N(n)) }
+func clientS(_ c: UInt32) -> SessionID { .client(C(c)) }
