@@ -24,6 +24,7 @@ extension SessionPolicy {
             return
         }
         let before = traits(.client(c))
+        let declarationTouched = Self.declarationKeysDiffer(info.properties, props)
         info.properties = props
         let parsed = Declaration.parse(props)
         // A refused declaration leaves the previous valid one in force (SPEC 4).
@@ -31,7 +32,7 @@ extension SessionPolicy {
         clients[c] = info
         updateDeclared(c)
         guard declaredClients.contains(c) else { return }
-        if case .failure(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
+        if case .failure(let e) = parsed, declarationTouched { notify(.client(c), .declarationRefused(e)) }
         applyDeclarationChange(.client(c), before: before)
         applyActivationRequest(.client(c))
     }
@@ -71,6 +72,7 @@ extension SessionPolicy {
     mutating func streamChanged(_ n: NodeID, _ props: Properties) {
         guard var info = streams[n], let old = sessionOf(n) else { return }
         let before = traits(old)
+        let declarationTouched = Self.declarationKeysDiffer(info.properties, props)
         info.properties = props
         let parsed = Declaration.parse(props)
         if case .success(let d) = parsed { info.declaration = d }
@@ -78,7 +80,7 @@ extension SessionPolicy {
         updateDeclared(info.client)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
-        if case .failure(let e) = parsed { notify(s, .declarationRefused(e)) }
+        if case .failure(let e) = parsed, declarationTouched { notify(s, .declarationRefused(e)) }
         if s == old {
             applyDeclarationChange(s, before: before)
         }
@@ -174,6 +176,15 @@ extension SessionPolicy {
         if published.removeValue(forKey: s) != nil {
             emit(.publishSession(s, nil))
         }
+    }
+
+    /// Whether a property change touched the declaration (a refusal is reported once per change).
+    static func declarationKeysDiffer(_ a: Properties, _ b: Properties) -> Bool {
+        let keys = [
+            DeclarationKey.category, DeclarationKey.mode, DeclarationKey.options,
+            DeclarationKey.prefersNoInterruptionsFromSystemAlerts, DeclarationKey.prefersInterruptionOnRouteDisconnect,
+        ]
+        return keys.contains { a[$0] != b[$0] }
     }
 
     /// Recomputes whether a client declares; when that flips, its streams move between

@@ -1,0 +1,125 @@
+import SessionPolicy
+import Testing
+
+@Suite("Routes (SPEC 8)")
+struct RouteTests {
+    /// Headphones 50, speaker 60.
+    func world(_ configure: (inout PolicyConfiguration) -> Void = { _ in }) -> World {
+        var w = World(configure)
+        w.sink(50, headphonesProps)
+        w.sink(60, speakerProps)
+        return w
+    }
+
+    @Test("R30 private output lost pauses exactly the streams playing through it")
+    func r30() {
+        var w = world()
+        w.legacy(10, client: 1, role: nil)
+        w.legacy(11, client: 2, role: nil)
+        w.legacy(12, client: 3, role: nil)
+        w.legacy(13, client: 4, role: nil)
+        w.link(1, 10, 50)
+        w.link(2, 11, 50)
+        w.link(3, 12, 60)
+        w.link(4, 13, 50)  // linked but not playing
+        w.play(10)
+        w.play(11)
+        w.play(12)
+        let lost = Route(outputs: [headphonesPort])
+        #expect(w.decide(.endpointRemoved(N(50))) == [
+            .pause(N(10)), .pause(N(11)),
+            .notify(legacyS(10), .routeChange(reason: .oldDeviceUnavailable, previous: lost, current: Route())),
+            .notify(legacyS(11), .routeChange(reason: .oldDeviceUnavailable, previous: lost, current: Route())),
+        ])
+        // WirePlumber relinks the orphans to the speaker: nothing resumes.
+        #expect(w.decide(.linkAdded(L(5), output: N(10), input: N(60)), .linkAdded(L(6), output: N(11), input: N(60))) == [])
+        #expect(w.policy.snapshot().streams[N(10)]?.pausedByPolicy == true)
+        #expect(w.policy.snapshot().streams[N(12)]?.pausedByPolicy == false)
+    }
+
+    @Test("R31 loss sends oldDeviceUnavailable, began(routeDisconnected) where preferred; no auto-resume unless configured")
+    func r31() {
+        var w = world()
+        w.declared(1, "playback", extra: ["audio.session.prefers-interruption-on-route-disconnect": "true"])
+        w.stream(10, client: 1)
+        w.legacy(20, client: 2, role: nil)
+        w.link(1, 10, 50)
+        w.link(2, 20, 50)
+        w.play(10)
+        w.play(20)
+        let lost = Route(outputs: [headphonesPort])
+        #expect(w.decide(.endpointPortLost(N(50))) == [
+            .pause(N(10)), .pause(N(20)),
+            .notify(clientS(1), .routeChange(reason: .oldDeviceUnavailable, previous: lost, current: Route())),
+            began(clientS(1), .routeDisconnected),
+            .notify(legacyS(20), .routeChange(reason: .oldDeviceUnavailable, previous: lost, current: Route())),
+        ])
+        #expect(w.decide(.endpointPortRestored(N(50), headphonesProps)) == [])
+
+        var v = world { $0.resumeLegacyOnDeviceReturn = true }
+        v.legacy(20, client: 2, role: nil)
+        v.link(2, 20, 50)
+        v.play(20)
+        _ = v.decide(.endpointPortLost(N(50)))
+        #expect(v.decide(.endpointPortRestored(N(50), headphonesProps)) == [.resume(N(20))])
+    }
+
+    @Test("R32 a new device sends newDeviceAvailable and playback continues")
+    func r32() {
+        var w = World()
+        w.sink(60, speakerProps)
+        w.legacy(10, client: 1, role: "Music")
+        w.link(1, 10, 60)
+        w.play(10)
+        let r = Route(outputs: [speakerPort])
+        #expect(w.decide(.endpointAdded(N(50), kind: .sink, headphonesProps)) == [
+            .notify(legacyS(10), .routeChange(reason: .newDeviceAvailable, previous: r, current: r))
+        ])
+        #expect(w.decide(.linkRemoved(L(1)), .linkAdded(L(2), output: N(10), input: N(50))) == [])
+        #expect(w.session(legacyS(10))?.route == Route(outputs: [headphonesPort]))
+        #expect(w.session(legacyS(10))?.active == true)
+    }
+
+    @Test("R33 a route chosen by the user sends override and is never a loss")
+    func r33() {
+        var w = world()
+        w.legacy(10, client: 1, role: "Music")
+        w.link(1, 10, 50)
+        w.play(10)
+        #expect(w.decide(.userRouteChoice(stream: N(10), endpoint: N(60))) == [
+            .notify(legacyS(10), .routeChange(reason: .override, previous: Route(outputs: [headphonesPort]), current: Route(outputs: [speakerPort])))
+        ])
+        // The headphones go while the link is still being moved: not a loss for this stream.
+        #expect(w.decide(.endpointRemoved(N(50))) == [])
+        #expect(w.session(legacyS(10))?.active == true)
+    }
+
+    @Test("R34 defaultToSpeaker routes playAndRecord to the speaker instead of the receiver without a private output")
+    func r34() {
+        var w = World()
+        w.sink(60, speakerProps)
+        w.declared(1, "playAndRecord", options: "defaultToSpeaker")
+        w.declared(2, "playAndRecord")
+        #expect(w.session(clientS(1))?.preferredOutputPortType == .builtInSpeaker)
+        #expect(w.session(clientS(2))?.preferredOutputPortType == .builtInReceiver)
+        w.sink(50, headphonesProps)
+        #expect(w.session(clientS(1))?.preferredOutputPortType == nil)
+        #expect(w.session(clientS(2))?.preferredOutputPortType == nil)
+    }
+
+    @Test("SPEC 8 port types from node and device properties")
+    func portTypes() {
+        #expect(Port.from(headphonesProps, kind: .sink).type == .headphones)
+        #expect(Port.from(speakerProps, kind: .sink).type == .builtInSpeaker)
+        #expect(Port.from(micProps, kind: .source).type == .builtInMic)
+        #expect(Port.from(["device.api": "bluez5", "api.bluez5.profile": "a2dp-sink"], kind: .sink).type == .bluetoothA2DP)
+        #expect(Port.from(["device.bus": "bluetooth", "api.bluez5.profile": "headset-head-unit"], kind: .sink).type == .bluetoothHFP)
+        #expect(Port.from(["device.api": "alsa", "device.bus": "usb"], kind: .sink).type == .usbAudio)
+        #expect(Port.from(["device.api": "alsa", "node.name": "alsa_output.pci.hdmi-stereo"], kind: .sink).type == .HDMI)
+        #expect(Port.from(["device.api": "alsa", "port.type": "headphones"], kind: .sink).type == .headphones)
+        #expect(Port.from(["device.api": "alsa", "api.alsa.path": "analog-input-headset-mic"], kind: .source).type == .headsetMic)
+        #expect(Port.from(["device.api": "alsa", "device.form-factor": "car"], kind: .sink).type == .carAudio)
+        #expect(Port.from(["factory.name": "support.null-audio-sink"], kind: .sink).type == .virtual)
+        #expect(Port.from([:], kind: .sink) == Port(name: "", uid: "", type: .virtual))
+    }
+}
