@@ -150,7 +150,7 @@ extension SessionPolicy {
         for l in linksOfNode[n] ?? [] { removeLink(l) }
         linksOfNode[n] = nil
         if case .stream = s {
-            removeSession(s, notifyOthers: legacyTraits?.transient ?? false)
+            removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
             streams[n] = nil
             streamsOfClient[st.client]?.remove(n)
         } else {
@@ -163,7 +163,22 @@ extension SessionPolicy {
 
     /// A session goes away: it deactivates (ending what it interrupted), its own
     /// interruption is forgotten, and its published state is removed.
-    mutating func removeSession(_ s: SessionID, notifyOthers: Bool) {
+    mutating func removeSession(_ s: SessionID, notifyOthers: Bool, resetGains: Bool = true) {
+        if resetGains {
+            // Its streams stay (they move to another session): the policy's gains go.
+            for n in streamsOf(s) {
+                guard var st = streams[n] else { continue }
+                if st.duckGain != 1 {
+                    st.duckGain = 1
+                    emit(.duck(n, gain: 1, rampMilliseconds: configuration.duckRampUpMilliseconds))
+                }
+                if st.silenced {
+                    st.silenced = false
+                    emit(.silence(n, false))
+                }
+                streams[n] = st
+            }
+        }
         if isActive(s), var m = marks[s] {
             m.active = false
             marks[s] = m
