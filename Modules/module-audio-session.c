@@ -79,7 +79,7 @@
 
 #define NAME "audio-session"
 
-PW_LOG_TOPIC_STATIC(mod_topic, "mod." NAME);
+PW_LOG_TOPIC(mod_topic, "mod." NAME);
 #define PW_LOG_TOPIC_DEFAULT mod_topic
 
 #define MODULE_USAGE	"( profile=<desktop|ios> ) "				\

@@ -2,7 +2,8 @@
 # Builds the Swift side with SwiftPM (release) and copies what meson links and
 # installs into meson's build directory.
 set -eu
-swift=$1 repo=$2 out=$3
+swift=$1 repo=$2
+out=$(cd "$3" && pwd)
 cd "$repo"
 "$swift" build -c release --product AudioSessionModuleCore
 "$swift" build -c release --product pw-session
