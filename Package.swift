@@ -63,6 +63,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy"]),
+        .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy"]),
         .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "SessionPolicy"]),
     ]
 )

@@ -168,15 +168,6 @@ static struct node_entry *find_node(struct impl *impl, uint32_t id)
 	return NULL;
 }
 
-static struct client_entry *find_client(struct impl *impl, uint32_t id)
-{
-	struct client_entry *c;
-	spa_list_for_each(c, &impl->clients, link)
-		if (c->id == id)
-			return c;
-	return NULL;
-}
-
 /* ---- effects from the core ------------------------------------------------- */
 
 static void set_node_active(struct node_entry *n, bool active)

@@ -152,23 +152,6 @@ public func as_core_link_removed(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.linkRemoved(LinkID(id)))
 }
 
-@_cdecl("as_core_control")
-public func as_core_control(_ p: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) -> Int32 {
-    guard let core = core(p) else { return -22 }
-    let on: Bool
-    switch string(value) {
-    case "true", "on", "1": on = true
-    case "false", "off", "0": on = false
-    default: return -22  // EINVAL
-    }
-    switch string(key) {
-    case "silent-mode": core.handle(.silentMode(on))
-    case "screen-lock": core.handle(.screenLocked(on))
-    default: return -2  // ENOENT
-    }
-    return 0
-}
-
 @_cdecl("as_core_session_count")
 public func as_core_session_count(_ p: OpaquePointer?) -> UInt32 {
     UInt32(clamping: core(p)?.publishedSessions.count ?? 0)

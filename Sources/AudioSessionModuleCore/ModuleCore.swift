@@ -18,11 +18,44 @@ public final class ModuleCore {
         self.effects = effects
     }
 
+    /// The global switches each client last asked for (see `Control`).
+    var controlRequests: [ClientID: [Control.Switch: Bool]] = [:]
+
     /// Feeds one event to the policy and runs what it decides, in order.
     public func handle(_ event: Event) {
         for effect in policy.handle(event) {
             run(effect)
         }
+        switch event {
+        case .clientAdded(let client, let props), .clientChanged(let client, let props):
+            applyControl(from: client, props)
+        case .clientRemoved(let client):
+            controlRequests[client] = nil
+        default:
+            break
+        }
+    }
+
+    /// Silent mode and screen lock arrive as a permitted client's own properties
+    /// (`pw-session silent on` sets `audio.session.control.silent-mode = true`
+    /// with pw_core_update_properties). A request is applied when the client
+    /// changes it; the switch stays as set after the client leaves.
+    func applyControl(from client: ClientID, _ props: Properties) {
+        var requests = controlRequests[client] ?? [:]
+        for request in Control.requests(in: props) {
+            guard requests[request.switch] != request.on else { continue }
+            requests[request.switch] = request.on
+            guard Control.isPermitted(props) else {
+                effects.log(.warn, "\(client) may not set \(request.switch.rawValue): sandboxed client")
+                continue
+            }
+            effects.log(.info, "\(client) sets \(request.switch.rawValue) \(request.on ? "on" : "off")")
+            switch request.switch {
+            case .silentMode: for effect in policy.handle(.silentMode(request.on)) { run(effect) }
+            case .screenLock: for effect in policy.handle(.screenLocked(request.on)) { run(effect) }
+            }
+        }
+        controlRequests[client] = requests
     }
 
     func run(_ effect: Effect) {

@@ -116,13 +116,6 @@ void as_core_endpoint_mute_changed(as_core *core, uint32_t node_id, bool muted);
 void as_core_link_added(as_core *core, uint32_t link_id, uint32_t output_node, uint32_t input_node);
 void as_core_link_removed(as_core *core, uint32_t link_id);
 
-/**
- * A control request written by a permitted client (pw-session) into the
- * `audio-session` metadata under subject 0: `silent-mode`, `screen-lock`
- * ("true"/"false"). Returns 0, or a negative errno for an unknown key or value.
- */
-int as_core_control(as_core *core, const char *key, const char *value);
-
 /** How many sessions and streams the core knows of (diagnostics, tests). */
 uint32_t as_core_session_count(as_core *core);
 uint32_t as_core_stream_count(as_core *core);
