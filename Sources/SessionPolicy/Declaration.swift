@@ -54,6 +54,8 @@ public enum DeclarationKey {
     public static let notifyOthersOnDeactivation = "notifyOthersOnDeactivation"
     /// The prefix that makes a client a declared session.
     public static let prefix = "audio.session."
+    /// Requests to the policy itself (silent mode, screen lock), not a declaration.
+    public static let controlPrefix = "audio.session.control."
 }
 
 extension Declaration {

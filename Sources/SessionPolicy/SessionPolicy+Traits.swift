@@ -70,7 +70,8 @@ extension SessionPolicy {
     }
 
     func hasSessionKey(_ props: Properties) -> Bool {
-        props.keys.contains { $0.hasPrefix(DeclarationKey.prefix) }
+        // `audio.session.control.*` (silent mode, screen lock from pw-session) declares nothing.
+        props.keys.contains { $0.hasPrefix(DeclarationKey.prefix) && !$0.hasPrefix(DeclarationKey.controlPrefix) }
     }
 
     func applicationName(_ c: ClientID, stream: NodeID? = nil) -> String? {
