@@ -302,11 +302,20 @@ public final class Sandbox: @unchecked Sendable {
 
     /// `pw-dump` as parsed JSON objects.
     public func dump() throws -> [[String: Any]] {
-        let r = try run(["pw-dump", "--no-colors"], timeout: 15)
-        guard r.status == 0 else { throw SandboxError.commandFailed(command: "pw-dump", status: r.status, stderr: r.stderr) }
-        guard let data = r.stdout.data(using: .utf8),
-              let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return [] }
-        return array
+        // pw-dump 0.3.65 can print a truncated object when one goes away while it
+        // is dumping (invalid JSON): take another dump then.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let r = try run(["pw-dump", "--no-colors"], timeout: 15)
+            guard r.status == 0 else { throw SandboxError.commandFailed(command: "pw-dump", status: r.status, stderr: r.stderr) }
+            guard let data = r.stdout.data(using: .utf8) else { return [] }
+            do {
+                return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
+            } catch {
+                if attempt >= 5 { throw error }
+            }
+        }
     }
 
     /// The objects of a pw-dump of one type (`PipeWire:Interface:Node`).

@@ -1,0 +1,172 @@
+import Foundation
+import Sandbox
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Helpers of the policy integration tests: finding a program's stream in
+/// `pw-dump`, links, the `audio-session` metadata, and recording windows.
+enum Graph {
+    /// An integer property of a pw-dump object (pw-dump writes some as numbers, some as strings).
+    static func int(_ value: Any?) -> Int? {
+        (value as? Int) ?? (value as? String).flatMap { Int($0) }
+    }
+
+    /// The first node of `mediaClass` whose `application.process.id` is `pid`
+    /// (pw-play's own node; for paplay the node pipewire-pulse made for it).
+    static func streamNode(_ dump: [[String: Any]], pid: Int32, mediaClass: String = "Stream/Output/Audio") -> [String: Any]? {
+        // pw-play's node does not carry the pid itself: its client does.
+        let clients = Set(Sandbox.objects(dump, type: "PipeWire:Interface:Client").compactMap { c -> Int? in
+            int(Sandbox.props(c)["application.process.id"]) == Int(pid) ? c["id"] as? Int : nil
+        })
+        return Sandbox.objects(dump, type: "PipeWire:Interface:Node").first { node in
+            let p = Sandbox.props(node)
+            guard p["media.class"] as? String == mediaClass else { return false }
+            return int(p["application.process.id"]) == Int(pid) || int(p["client.id"]).map(clients.contains) == true
+        }
+    }
+
+    static func nodeID(_ dump: [[String: Any]], named name: String) -> Int? {
+        Sandbox.objects(dump, type: "PipeWire:Interface:Node")
+            .first { Sandbox.props($0)["node.name"] as? String == name }?["id"] as? Int
+    }
+
+    /// (output node, input node, state) of every link.
+    static func links(_ dump: [[String: Any]]) -> [(output: Int, input: Int, state: String)] {
+        Sandbox.objects(dump, type: "PipeWire:Interface:Link").compactMap { link in
+            guard let info = link["info"] as? [String: Any],
+                  let o = int(info["output-node-id"]), let i = int(info["input-node-id"]) else { return nil }
+            return (o, i, info["state"] as? String ?? "")
+        }
+    }
+
+    /// The Props param object (first one) of a node in pw-dump, e.g. `channelVolumes`, `softVolumes`.
+    static func props(param node: [String: Any]) -> [String: Any]? {
+        (((node["info"] as? [String: Any])?["params"] as? [String: Any])?["Props"] as? [[String: Any]])?.first
+    }
+}
+
+/// One entry of `pw-metadata -n audio-session`.
+struct MetadataEntry {
+    var subject: Int
+    var key: String
+    var value: String
+    /// The value parsed as a JSON object (nil when it is not one).
+    var json: [String: Any]? {
+        value.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
+
+    /// Parses pw-metadata's lines: `update: id:56 key:'audio-session.session' value:'{…}' type:'Spa:String:JSON'`.
+    static func parse(_ text: String) -> [MetadataEntry] {
+        text.split(separator: "\n").compactMap { line in
+            guard let idR = line.range(of: "id:"), let keyR = line.range(of: " key:'"),
+                  let valR = line.range(of: "' value:'"), let typeR = line.range(of: "' type:'", options: .backwards),
+                  valR.upperBound <= typeR.lowerBound,
+                  let subject = Int(line[idR.upperBound..<keyR.lowerBound]) else { return nil }
+            return MetadataEntry(subject: subject, key: String(line[keyR.upperBound..<valR.lowerBound]),
+                                 value: String(line[valR.upperBound..<typeR.lowerBound]))
+        }
+    }
+}
+
+extension Sandbox {
+    /// The current keys of the `audio-session` metadata.
+    func sessionMetadata() throws -> [MetadataEntry] {
+        let r = try run(["pw-metadata", "-n", "audio-session"], timeout: 10)
+        return MetadataEntry.parse(r.stdout)
+    }
+
+    /// The published state of the session of stream `node` (legacy: subject = node id) or client.
+    func sessionState(subject: Int) throws -> [String: Any]? {
+        try sessionMetadata().first { $0.subject == subject && $0.key == "audio-session.session" }?.json
+    }
+
+    /// Starts `argv` and waits until its playback stream runs and is linked (active) to `sink`; returns its node id.
+    func startPlayer(_ argv: [String], environment: [String: String] = [:], on sink: String,
+                     timeout: TimeInterval = 15) throws -> (process: ChildProcess, node: Int) {
+        let p = try spawn(argv, environment: environment)
+        var node: Int?
+        do {
+            try waitUntil(timeout: timeout, "\(argv[0]) playing on \(sink)") {
+                guard p.isRunning else { throw TestFailure("\(argv[0]) exited: \(p.logTail())") }
+                let d = try dump()
+                guard let n = Graph.streamNode(d, pid: p.pid), let id = n["id"] as? Int,
+                      Sandbox.state(n) == "running", let sinkID = Graph.nodeID(d, named: sink) else { return false }
+                node = id
+                return Graph.links(d).contains { $0.output == id && $0.input == sinkID && $0.state == "active" }
+            }
+        } catch {
+            p.terminate(signal: SIGKILL, timeout: 2)
+            throw error
+        }
+        return (p, node ?? -1)
+    }
+
+    /// Waits until `file` (a growing recording) holds `seconds` more of s16 stereo 48 kHz audio than now.
+    func waitForMoreRecording(_ recorder: Recorder, seconds: Double, timeout: TimeInterval = 15) throws {
+        let start = Self.fileSize(recorder.path)
+        let needed = Int(seconds * 48_000 * 4)
+        try waitUntil(timeout: timeout, "\(seconds) s more of recording on \(recorder.sinkName)") {
+            Self.fileSize(recorder.path) - start >= needed
+        }
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+}
+
+extension Recorder {
+    /// Bytes recorded so far (header included); a mark for `levels(since:)`.
+    var mark: Int { Sandbox.fileSize(path) }
+}
+
+/// Block levels of a recording, with the helpers the duck tests need.
+struct Levels {
+    let blocks: [Double]
+
+    /// Median of `blocks[range]` (finite values only).
+    func median(_ range: Range<Int>) -> Double {
+        let r = range.clamped(to: 0..<blocks.count)
+        let v = blocks[r].filter(\.isFinite).sorted()
+        return v.isEmpty ? -.infinity : v[v.count / 2]
+    }
+
+    /// The largest level change between consecutive blocks in `range`.
+    func largestStep(_ range: Range<Int>) -> Double {
+        let r = range.clamped(to: 0..<blocks.count)
+        var m = 0.0
+        guard r.count > 1 else { return 0 }
+        for i in r.lowerBound + 1..<r.upperBound {
+            let a = blocks[i - 1], b = blocks[i]
+            if a.isFinite && b.isFinite { m = max(m, abs(a - b)) } else if a.isFinite != b.isFinite { m = .infinity }
+        }
+        return m
+    }
+
+    /// The longest run of consecutive blocks below `threshold`.
+    func longestRun(below threshold: Double) -> Range<Int>? {
+        var best: Range<Int>?
+        var start: Int?
+        for (i, l) in blocks.enumerated() {
+            if l < threshold { if start == nil { start = i } } else if let s = start {
+                if (best?.count ?? 0) < i - s { best = s..<i }
+                start = nil
+            }
+        }
+        if let s = start, (best?.count ?? 0) < blocks.count - s { best = s..<blocks.count }
+        return best
+    }
+}
+
+/// dB of a linear gain.
+func dB(_ gain: Double) -> Double { 20 * log10(gain) }
+
+/// A tone file in the sandbox's temporary directory.
+func tone(in sandbox: Sandbox, seconds: Double, frequency: Int = 440, name: String) throws -> String {
+    let path = sandbox.directory + "/tmp/" + name
+    let r = try sandbox.run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", String(seconds),
+                             "sine", String(frequency), "vol", "0.5"], timeout: 30)
+    guard r.status == 0 else { throw TestFailure("sox: \(r.stderr)") }
+    return path
+}
