@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "AudioSession", targets: ["AudioSession"]),
         .executable(name: "pw-session", targets: ["pw-session"]),
         .executable(name: "session-policy-bench", targets: ["session-policy-bench"]),
+        .executable(name: "audio-session-bench", targets: ["audio-session-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -53,6 +54,12 @@ let package = Package(
         .executableTarget(
             name: "session-policy-bench",
             dependencies: ["SessionPolicy"]
+        ),
+
+        // make bench: the daemon-level measurements, module vs stock WirePlumber.
+        .executableTarget(
+            name: "audio-session-bench",
+            dependencies: ["Sandbox", "AudioSession", "SessionPolicy"]
         ),
 
         .testTarget(

@@ -1,0 +1,1 @@
+print("audio-session-bench: not yet")
