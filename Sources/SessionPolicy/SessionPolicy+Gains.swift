@@ -46,10 +46,12 @@ extension SessionPolicy {
                 let ramp = gain < st.duckGain ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
                 st.duckGain = gain
                 emit(.duck(n, gain: gain, rampMilliseconds: ramp))
+                touched.insert(s)  // its published duckGain changes
             }
             if st.silenced != silenced {
                 st.silenced = silenced
                 emit(.silence(n, silenced))
+                touched.insert(s)
             }
             streams[n] = st
         }

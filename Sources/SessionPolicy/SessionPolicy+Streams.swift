@@ -154,10 +154,13 @@ extension SessionPolicy {
             streams[n] = nil
             streamsOfClient[st.client]?.remove(n)
         } else {
+            // A declaration carried by the stream itself (a wrapped program) goes with
+            // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
+            let notify = wantsNotifyOthers(st.client)
             streams[n] = nil
             streamsOfClient[st.client]?.remove(n)
             touched.insert(s)
-            updateDeclared(st.client)
+            updateDeclared(st.client, notifyOthers: notify)
         }
     }
 
@@ -204,7 +207,7 @@ extension SessionPolicy {
 
     /// Recomputes whether a client declares; when that flips, its streams move between
     /// their own legacy sessions and the client's session.
-    mutating func updateDeclared(_ c: ClientID) {
+    mutating func updateDeclared(_ c: ClientID, notifyOthers: Bool = false) {
         let now = clients[c] != nil && computeDeclared(c)
         let was = declaredClients.contains(c)
         guard now != was else { return }
@@ -219,7 +222,7 @@ extension SessionPolicy {
                 activate(.client(c), explicit: false)
             }
         } else {
-            removeSession(.client(c), notifyOthers: false)
+            removeSession(.client(c), notifyOthers: notifyOthers)
             declaredClients.remove(c)
             for n in nodes {
                 touched.insert(.stream(n))

@@ -1,0 +1,123 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    /// R3 / S4 / SPEC 12: a prompt ducks the music with the module's own gain
+    /// (softVolumes). Music plays on the headphones, the prompt on the speaker, so the
+    /// headphones' monitor holds the music alone.
+    @Suite(.serialized)
+    struct PolicyDuckTests {
+        static let duckLevel = dB(0.2)
+
+        struct Outcome {
+            var before: Double, during: Double, after: Double, largestStep: Double
+            var savedStateBefore: Data?, savedStateAfter: Data?
+            var volumesBefore: String, volumesAfter: String
+        }
+
+        /// The user's channelVolumes of a node as `pw-cli enum-params` prints them.
+        static func channelVolumes(_ sandbox: Sandbox, _ node: Int) throws -> String {
+            let out = try sandbox.run(["pw-cli", "enum-params", String(node), "Props"]).stdout
+            guard let r = out.range(of: "Props:channelVolumes") else { return "none" }
+            return out[r.upperBound...].split(separator: "\n").dropFirst(2).prefix(2).joined(separator: ",")
+        }
+
+        static func restoreStream(_ sandbox: Sandbox) -> Data? {
+            FileManager.default.contents(atPath: sandbox.directory + "/state/wireplumber/restore-stream")
+        }
+
+        /// Plays music, waits for its level, plays `prompt`, waits for the duck and its end;
+        /// `during` runs while the music is ducked.
+        static func duck(_ sandbox: Sandbox, prompt: (String) -> [String], environment: [String: String] = [:],
+                         during: ((Int) throws -> Void)? = nil) throws -> (Levels, Outcome) {
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let promptFile = try tone(in: sandbox, seconds: 1.5, frequency: 880, name: "prompt.wav")
+            let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            let savedBefore = restoreStream(sandbox)
+            let volumesBefore = try channelVolumes(sandbox, node)
+
+            let p = try sandbox.spawn(prompt(promptFile), environment: environment)
+            try sandbox.waitUntil(timeout: 10, "the music to be ducked") {
+                (try sandbox.sessionState(subject: node)?["duckGain"] as? Double).map { $0 < 0.99 } == true
+            }
+            try during?(node)
+            try sandbox.waitUntil(timeout: 15, "the prompt to end") { !p.isRunning }
+            try sandbox.waitUntil(timeout: 10, "the duck to end") {
+                (try sandbox.sessionState(subject: node)?["duckGain"] as? Double) == 1.0
+            }
+            // The ramp up (500 ms) and a margin of steady level after it.
+            try sandbox.waitForMoreRecording(recorder, seconds: 1.5)
+            let volumesAfter = try channelVolumes(sandbox, node)
+            let wav = try recorder.stop()
+            let levels = Levels(blocks: wav.blockLevels())
+            let n = levels.blocks.count
+            // The first blocks hold the recorder's own start (silence before the music).
+            let firstSound = levels.blocks.firstIndex { $0.isFinite && $0 > -40 } ?? 0
+            let before = levels.median(firstSound + 2..<firstSound + 20)
+            let run = levels.longestRun(below: before - 6) ?? 0..<0
+            let plateau = run.lowerBound + run.count / 4..<run.upperBound - run.count / 4
+            let after = levels.median(n - 20..<n - 2)
+            let outcome = Outcome(before: before, during: levels.median(plateau), after: after,
+                                  largestStep: levels.largestStep(firstSound + 2..<n - 2),
+                                  savedStateBefore: savedBefore, savedStateAfter: restoreStream(sandbox),
+                                  volumesBefore: volumesBefore, volumesAfter: volumesAfter)
+            print(String(format: "duck: music %.2f dB before, %.2f dB during, %.2f dB after, largest step %.2f dB/block, plateau %d blocks",
+                         before, outcome.during, after, outcome.largestStep, plateau.count))
+            return (levels, outcome)
+        }
+
+        static func expectDuck(_ o: Outcome, userDelta: Double = 0) {
+            #expect(abs(o.during - (o.before + userDelta + duckLevel)) <= 1, "during \(o.during), before \(o.before)")
+            #expect(abs(o.after - (o.before + userDelta)) <= 0.5, "after \(o.after), before \(o.before)")
+            #expect(o.largestStep <= 3, "largest step \(o.largestStep) dB")
+        }
+
+        @Test func s4NavigationPromptDucksLegacyMusicAndLeavesTheUsersVolumeAlone() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let (_, o) = try Self.duck(sandbox, prompt: { ["pw-play", "--media-role", "Navigation", "--target", "speaker", $0] })
+            Self.expectDuck(o)
+            #expect(o.volumesBefore == o.volumesAfter, "channelVolumes \(o.volumesBefore) -> \(o.volumesAfter)")
+            #expect(o.savedStateBefore != nil)
+            #expect(o.savedStateBefore == o.savedStateAfter, "WirePlumber's restore-stream changed")
+        }
+
+        @Test func r3DeclaredVoicePromptDuckOthersDucksTheMusic() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let declaration = "{ audio.session.category=playback audio.session.mode=voicePrompt audio.session.options=duckOthers }"
+            let (_, o) = try Self.duck(sandbox, prompt: { ["pw-play", "--target", "speaker", $0] },
+                                       environment: ["PIPEWIRE_PROPS": declaration])
+            Self.expectDuck(o)
+            #expect(o.volumesBefore == o.volumesAfter, "channelVolumes \(o.volumesBefore) -> \(o.volumesAfter)")
+            #expect(o.savedStateBefore == o.savedStateAfter, "WirePlumber's restore-stream changed")
+        }
+
+        /// SPEC 12: "the duck multiplies the user's volume; it never replaces it".
+        @Test func aUserVolumeChangeDuringTheDuckIsKeptAndReducked() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let longPrompt: (String) -> [String] = { ["pw-play", "--media-role", "Navigation", "--target", "speaker", $0] }
+            let (levels, o) = try Self.duck(sandbox, prompt: longPrompt) { node in
+                let r = try sandbox.run(["pw-cli", "set-param", String(node), "Props", "{ channelVolumes: [ 0.5, 0.5 ] }"])
+                #expect(r.status == 0, "\(r.stderr)")
+            }
+            let half = dB(0.5)
+            #expect(abs(o.after - (o.before + half)) <= 0.5, "after \(o.after), before \(o.before)")
+            // Somewhere in the duck the music sat at user volume x duck level.
+            let reducked = levels.blocks.filter { abs($0 - (o.before + half + Self.duckLevel)) <= 1 }.count
+            #expect(reducked >= 10, "blocks at the re-ducked level: \(reducked)")
+            #expect(o.largestStep <= 7, "largest step \(o.largestStep) dB")  // the user's own 6 dB change is a step
+            #expect(o.volumesAfter.contains("0.500000"), "channelVolumes after: \(o.volumesAfter)")
+            let saved = String(decoding: o.savedStateAfter ?? Data(), as: UTF8.self)
+            #expect(saved.contains("Output/Audio:media.role:Music:channelVolumes=0.5;0.5;"), "restore-stream: \(saved)")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    /// R1, R4, R10, R14, R15, S2, S4, S6 on the live graph: pauses measured on the
+    /// headphones' monitor (the interrupter plays on the speaker unless noted).
+    @Suite(.serialized)
+    struct PolicyInterruptionTests {
+        /// Non-zero samples recorded between two byte marks of a recording (s16 stereo, 44-byte header).
+        static func nonZero(_ wav: WAVFile, from a: Int, to b: Int) -> Int {
+            let lo = max(0, (a - 44) / 2), hi = min(wav.samples.count, max(0, (b - 44) / 2))
+            guard lo < hi else { return 0 }
+            return wav.samples[lo..<hi].reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
+        }
+
+        static func interrupted(_ sandbox: Sandbox, _ node: Int) throws -> Bool {
+            try sandbox.sessionState(subject: node)?["interrupted"] as? Bool == true
+        }
+
+        static func running(_ sandbox: Sandbox, _ node: Int) throws -> Bool {
+            Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Node")
+                .first { $0["id"] as? Int == node }.flatMap(Sandbox.state) == "running"
+        }
+
+        /// Music (or `victim`) on the headphones is paused while `interrupter` plays and resumes after it.
+        /// Returns the samples recorded while paused and the music's level before and after.
+        static func pauseAndResume(victim: [String] = [], victimEnvironment: [String: String] = [:],
+                                   interrupter: (String) -> [String], environment: [String: String] = [:])
+            throws -> (paused: Int, window: Int, before: Double, after: Double) {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let other = try tone(in: sandbox, seconds: 1.5, frequency: 660, name: "call.wav")
+            let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
+            let argv = (victim.isEmpty ? ["pw-play", "--media-role", "Music"] : victim) + [music]
+            let (player, node) = try sandbox.startPlayer(argv, environment: victimEnvironment, on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            let beforeMark = recorder.mark
+
+            let call = try sandbox.spawn(interrupter(other), environment: environment)
+            try sandbox.waitUntil(timeout: 10, "the music to be interrupted") { try interrupted(sandbox, node) }
+            // The interruption is published after the pause (R11); what the recorder
+            // writes lags the graph by a few cycles: start counting 0.1 s later.
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.1)
+            let pausedFrom = recorder.mark
+            try sandbox.waitUntil(timeout: 15, "the interrupter to end") { !call.isRunning }
+            let pausedTo = recorder.mark
+            try sandbox.waitUntil(timeout: 10, "the music to resume") {
+                try !interrupted(sandbox, node) && running(sandbox, node)
+            }
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            let afterMark = recorder.mark
+            let wav = try recorder.stop()
+            let levels = Levels(blocks: wav.blockLevels())
+            let block = 1024 * 4
+            let before = levels.median((beforeMark - 44) / block - 10..<(beforeMark - 44) / block - 1)
+            let after = levels.median((afterMark - 44) / block - 10..<(afterMark - 44) / block - 1)
+            let paused = nonZero(wav, from: pausedFrom, to: pausedTo)
+            print("interruption: \(paused) non-zero samples in \((pausedTo - pausedFrom) / 4) frames while paused; " +
+                  String(format: "music %.2f dB before, %.2f dB after", before, after))
+            return (paused, (pausedTo - pausedFrom) / 4, before, after)
+        }
+
+        @Test func r10LegacyPhoneCallPausesTheMusicAndItResumesAfterTheCall() throws {
+            let r = try Self.pauseAndResume(interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] })
+            #expect(r.window > 0)
+            #expect(r.paused == 0)
+            #expect(abs(r.after - r.before) <= 0.5)
+        }
+
+        @Test func s2DeclaredVoiceChatCallPausesTheMusicAndItResumesAfterTheCall() throws {
+            let declaration = "{ audio.session.category=playAndRecord audio.session.mode=voiceChat " +
+                "audio.session.deactivation=notifyOthersOnDeactivation }"
+            let r = try Self.pauseAndResume(interrupter: { ["pw-play", "--target", "speaker", $0] },
+                                            environment: ["PIPEWIRE_PROPS": declaration])
+            #expect(r.window > 0)
+            #expect(r.paused == 0)
+            #expect(abs(r.after - r.before) <= 0.5)
+        }
+
+        @Test func r4S4APromptPausesAPodcastAndItResumesAfterThePrompt() throws {
+            let podcast = "{ audio.session.category=playback audio.session.mode=spokenAudio }"
+            let r = try Self.pauseAndResume(victim: ["pw-play"], victimEnvironment: ["PIPEWIRE_PROPS": podcast],
+                                            interrupter: { ["pw-play", "--media-role", "Navigation", "--target", "speaker", $0] })
+            #expect(r.window > 0)
+            #expect(r.paused == 0)
+            #expect(abs(r.after - r.before) <= 0.5)
+        }
+
+        /// R1: the second non-mixable music program interrupts the first; S6: the first
+        /// does not resume when the second ends without notifyOthersOnDeactivation.
+        @Test func r1S6SecondMusicInterruptsTheFirstWhichDoesNotResume() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let a = try tone(in: sandbox, seconds: 60, name: "a.wav")
+            let b = try tone(in: sandbox, seconds: 1, frequency: 660, name: "b.wav")
+            let (first, nodeA) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", a], on: "headphones")
+            defer { first.terminate(signal: SIGKILL, timeout: 2) }
+            let second = try sandbox.spawn(["pw-play", "--media-role", "Music", "--target", "speaker", b])
+            try sandbox.waitUntil(timeout: 10, "A to be interrupted") { try Self.interrupted(sandbox, nodeA) }
+            #expect(try !Self.running(sandbox, nodeA))
+            try sandbox.waitUntil(timeout: 15, "B to end") { !second.isRunning }
+            // B's session is gone once its client is: every decision about it is made.
+            try sandbox.waitUntil(timeout: 10, "B's session to go") {
+                try sandbox.sessionMetadata().filter { $0.key == "audio-session.session" }.count == 1
+            }
+            let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            let wav = try recorder.stop()
+            print("S6: after B ended, \(wav.nonZeroSampleCount) non-zero samples of A on the headphones")
+            #expect(wav.nonZeroSampleCount == 0)
+            let state = try sandbox.sessionState(subject: nodeA)
+            #expect(state?["playing"] as? Bool == false, "\(String(describing: state))")
+            #expect(try !Self.running(sandbox, nodeA))
+        }
+    }
+}

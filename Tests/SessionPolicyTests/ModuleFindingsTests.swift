@@ -1,0 +1,36 @@
+import SessionPolicy
+import Testing
+
+/// Policy fixes found by the module's integration tests on the live graph.
+@Suite struct ModuleFindingsTests {
+    @Test("R7 S2 a wrapped program's stream-carried notifyOthersOnDeactivation resumes the music when its stream goes")
+    func streamCarriedNotifyOthers() {
+        var w = World()
+        w.legacy(10, client: 2, role: "Music")
+        w.play(10)
+        w.stream(30, client: 3, .output, [
+            "audio.session.category": "playAndRecord", "audio.session.mode": "voiceChat",
+            "audio.session.deactivation": "notifyOthersOnDeactivation",
+        ])
+        #expect(w.decide(.streamRunning(N(30), true)).contains(.pause(N(10))))
+        let out = w.decide(.streamRemoved(N(30)))
+        #expect(out.contains(ended(legacyS(10), resume: true)), "\(out)")
+        #expect(out.contains(.resume(N(10))), "\(out)")
+    }
+
+    @Test("R3 a ducked session's published duckGain follows the duck")
+    func publishedDuckGain() {
+        var w = World()
+        w.legacy(10, client: 2, role: "Music")
+        w.play(10)
+        w.legacy(20, client: 3, role: "Navigation")
+        let out = w.when(.streamRunning(N(20), true))
+        #expect(out.contains(.duck(N(10), gain: 0.2, rampMilliseconds: 250)), "\(out)")
+        #expect(w.session(legacyS(10))?.duckGain == 0.2)
+        let published = out.contains {
+            if case .publishSession(let s, let snap) = $0 { return s == legacyS(10) && snap?.duckGain == 0.2 }
+            return false
+        }
+        #expect(published, "\(out)")
+    }
+}
