@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+
+/// A playback stream (`pw_stream`) on the session's own connection: it belongs
+/// to the session and inherits its declaration (SPEC 1).
+///
+/// `render` is called on the library's PipeWire thread with an interleaved
+/// float buffer and the channel count; it returns the frames written (0 when
+/// there is nothing to play right now). After PipeWire comes back (R40) the
+/// stream is made again on the new connection, paused or playing as it was.
+public final class AudioOutput: Sendable {
+    public let name: String
+    public let rate: Int
+    public let channels: Int
+    public let properties: [String: String]
+    private let session: AudioSession
+    private let render: @Sendable (UnsafeMutableBufferPointer<Float>, Int) -> Int
+    private let inner: Mutex<Inner>
+    private let observer: Mutex<ObserverToken?> = Mutex(nil)
+
+    private struct Inner: ~Copyable {
+        var stream: PipeWireStream?
+        var paused: Bool
+        var stopped = false
+    }
+
+    /// Makes and connects the stream (`pw_stream_new` + `pw_stream_connect`),
+    /// playing unless `paused`. `properties` are extra stream properties
+    /// (`media.role`, `node.name`, or a per-stream declaration).
+    public init(session: AudioSession = .shared, name: String, rate: Int = 48000, channels: Int = 2,
+                properties: [String: String] = [:], paused: Bool = false,
+                render: @escaping @Sendable (UnsafeMutableBufferPointer<Float>, Int) -> Int) throws(SessionError) {
+        self.session = session
+        self.name = name
+        self.rate = rate
+        self.channels = channels
+        self.properties = properties
+        self.render = render
+        inner = Mutex(Inner(stream: nil, paused: paused))
+        guard make() else {
+            throw SessionError(code: .mediaServicesFailed, message: "cannot create a PipeWire stream (is PipeWire running?)")
+        }
+        let token = session.addObserver { [weak self] n in
+            guard let self else { return }
+            switch n {
+            case .mediaServicesWereLost:
+                // Off the PipeWire thread; a no-op when the connection's teardown got there first.
+                let old = self.inner.withLock { i -> PipeWireStream? in defer { i.stream = nil }; return i.stream }
+                Task.detached { old?.destroy() }
+            case .mediaServicesWereReset:
+                _ = self.make()
+            default: break
+            }
+        }
+        observer.withLock { $0 = token }
+    }
+
+    deinit {
+        if let t = observer.withLock({ $0 }) { session.removeObserver(t) }
+        inner.withLock { $0.stream }?.destroy()
+    }
+
+    private func make() -> Bool {
+        let (paused, stopped) = inner.withLock { ($0.paused, $0.stopped) }
+        guard !stopped, let connection = session.connection else { return false }
+        var props = properties
+        props["media.type"] = props["media.type"] ?? "Audio"
+        props["media.category"] = props["media.category"] ?? "Playback"
+        props["media.name"] = props["media.name"] ?? name
+        let stream = connection.makePlaybackStream(
+            name: name, properties: props, rate: UInt32(clamping: rate), channels: UInt32(clamping: channels),
+            active: !paused, render: render, stateChanged: { _, _ in })
+        inner.withLock { $0.stream = stream }
+        return stream != nil
+    }
+
+    /// The stream's node id, once PipeWire has given it one.
+    public var nodeID: UInt32? { inner.withLock { $0.stream }?.nodeID }
+
+    /// Whether the application paused it.
+    public var isPaused: Bool { inner.withLock { $0.paused } }
+
+    /// `pw_stream_set_active(false)`: stop asking for samples.
+    public func pause() {
+        let s = inner.withLock { i -> PipeWireStream? in i.paused = true; return i.stream }
+        s?.setActive(false)
+    }
+
+    /// `pw_stream_set_active(true)`.
+    public func resume() {
+        let s = inner.withLock { i -> PipeWireStream? in i.paused = false; return i.stream }
+        s?.setActive(true)
+    }
+
+    /// `pw_stream_update_properties`.
+    public func updateProperties(_ props: [String: String]) {
+        inner.withLock { $0.stream }?.updateProperties(props)
+    }
+
+    /// Disconnects and destroys the stream for good.
+    public func stop() {
+        let s = inner.withLock { i -> PipeWireStream? in
+            i.stopped = true
+            defer { i.stream = nil }
+            return i.stream
+        }
+        s?.destroy()
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Synchronization
+
+/// One `setActive` waiting for its `activation` answer.
+struct ActivationWaiter {
+    var id: UInt64
+    /// Answers to skip first (a re-request sends false then true).
+    var skip: Int
+    var continuation: CheckedContinuation<Result<ActivationWarning?, SessionError>, Never>
+}
+
+/// Everything the session knows; guarded by `AudioSession.state`.
+struct SessionClientState: ~Copyable {
+    var declaration = Declaration()
+    /// A declaration was made (setCategory or setActive): publish `audio.session.*`.
+    var declared = false
+    var requestedActive: Bool?
+    var notifyOnDeactivation = false
+    var control: [String: String] = [:]
+    var outputOverride: PortOverride = .none
+    var preferredInput: SessionPort?
+
+    var connected = false
+    var synced = false
+    var clientID: UInt32?
+    var policyPresent = false
+    /// The metadata's existing keys have been replayed (round trip after bind).
+    var replayDone = false
+    var lost = false
+    var reconnecting = false
+    var closed = false
+
+    var session: SessionState?
+    var global: GlobalState?
+    var sessions: [UInt32: SessionState] = [:]
+    var nodes: [UInt32: [String: String]] = [:]
+    var lastSequence: Int64 = -1
+
+    var waiters: [ActivationWaiter] = []
+    var nextWaiter: UInt64 = 0
+    var subscribers: [UInt64: AsyncStream<AudioSessionNotification>.Continuation] = [:]
+    var eventSubscribers: [UInt64: AsyncStream<PolicyEvent>.Continuation] = [:]
+    var observers: [UInt64: @Sendable (AudioSessionNotification) -> Void] = [:]
+    var nextSubscriber: UInt64 = 0
+
+    var isReady: Bool { connected && synced && clientID != nil && policyPresent && replayDone }
+
+    /// The client properties that carry the declaration (DESIGN fact 7).
+    func clientProperties() -> [String: String] {
+        var p = control
+        guard declared else { return p }
+        let d = declaration
+        p[DeclarationKey.category] = d.category.rawValue
+        p[DeclarationKey.mode] = d.mode.rawValue
+        p[DeclarationKey.options] = d.options.names.joined(separator: ",")
+        p[DeclarationKey.prefersNoInterruptionsFromSystemAlerts] = d.prefersNoInterruptionsFromSystemAlerts ? "true" : "false"
+        p[DeclarationKey.prefersInterruptionOnRouteDisconnect] = d.prefersInterruptionOnRouteDisconnect ? "true" : "false"
+        if let a = requestedActive {
+            p[DeclarationKey.active] = a ? "true" : "false"
+            if !a { p[DeclarationKey.deactivation] = notifyOnDeactivation ? DeclarationKey.notifyOthersOnDeactivation : "none" }
+        }
+        return p
+    }
+
+    /// Sinks (or sources) of the graph, as ports.
+    func endpoints(sink: Bool) -> [(id: UInt32, port: SessionPort)] {
+        let cls = sink ? "Audio/Sink" : "Audio/Source"
+        return nodes.sorted { $0.key < $1.key }.compactMap { id, props in
+            props["media.class"] == cls ? (id, SessionPort.from(props, kind: sink ? .sink : .source)) : nil
+        }
+    }
+
+    /// This connection's stream nodes of a direction ("Output" or "Input").
+    func ownStreams(direction: String) -> [UInt32] {
+        guard let c = clientID else { return [] }
+        return nodes.sorted { $0.key < $1.key }.compactMap { id, props in
+            props["client.id"] == String(c) && props["media.class"] == "Stream/\(direction)/Audio" ? id : nil
+        }
+    }
+}
