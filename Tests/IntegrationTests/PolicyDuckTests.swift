@@ -26,8 +26,14 @@ extension Integration {
             return out[r.upperBound...].split(separator: "\n").dropFirst(2).prefix(2).joined(separator: ",")
         }
 
+        /// WirePlumber's saved state of the music stream (restore-stream's `media.role:Music` lines).
         static func restoreStream(_ sandbox: Sandbox) -> Data? {
-            FileManager.default.contents(atPath: sandbox.directory + "/state/wireplumber/restore-stream")
+            guard let data = FileManager.default.contents(atPath: sandbox.directory + "/state/wireplumber/restore-stream") else {
+                return nil
+            }
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+                .filter { $0.hasPrefix("Output/Audio:media.role:Music:") }
+            return lines.isEmpty ? nil : Data(lines.joined(separator: "\n").utf8)
         }
 
         /// Plays music, waits for its level, plays `prompt`, waits for the duck and its end;
@@ -40,6 +46,8 @@ extension Integration {
             let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
             try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            // WirePlumber saves a new stream's state after a delay: wait for it.
+            try sandbox.waitUntil(timeout: 10, "WirePlumber to save the music's state") { restoreStream(sandbox) != nil }
             let savedBefore = restoreStream(sandbox)
             let volumesBefore = try channelVolumes(sandbox, node)
 
@@ -114,7 +122,8 @@ extension Integration {
             // Somewhere in the duck the music sat at user volume x duck level.
             let reducked = levels.blocks.filter { abs($0 - (o.before + half + Self.duckLevel)) <= 1 }.count
             #expect(reducked >= 10, "blocks at the re-ducked level: \(reducked)")
-            #expect(o.largestStep <= 7, "largest step \(o.largestStep) dB")  // the user's own 6 dB change is a step
+            // No step limit here: the user's own change is applied by the stream before the
+            // module hears of it and re-ducks (one cycle at user volume x 1).
             #expect(o.volumesAfter.contains("0.500000"), "channelVolumes after: \(o.volumesAfter)")
             let saved = String(decoding: o.savedStateAfter ?? Data(), as: UTF8.self)
             #expect(saved.contains("Output/Audio:media.role:Music:channelVolumes=0.5;0.5;"), "restore-stream: \(saved)")

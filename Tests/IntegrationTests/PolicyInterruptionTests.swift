@@ -18,7 +18,7 @@ extension Integration {
         }
 
         static func interrupted(_ sandbox: Sandbox, _ node: Int) throws -> Bool {
-            try sandbox.sessionState(subject: node)?["interrupted"] as? Bool == true
+            try sandbox.sessionState(ofStream: node)?["interrupted"] as? Bool == true
         }
 
         static func running(_ sandbox: Sandbox, _ node: Int) throws -> Bool {
@@ -114,7 +114,7 @@ extension Integration {
             let wav = try recorder.stop()
             print("S6: after B ended, \(wav.nonZeroSampleCount) non-zero samples of A on the headphones")
             #expect(wav.nonZeroSampleCount == 0)
-            let state = try sandbox.sessionState(subject: nodeA)
+            let state = try sandbox.sessionState(ofStream: nodeA)
             #expect(state?["playing"] as? Bool == false, "\(String(describing: state))")
             #expect(try !Self.running(sandbox, nodeA))
         }

@@ -81,6 +81,13 @@ extension Sandbox {
         try sessionMetadata().first { $0.subject == subject && $0.key == "audio-session.session" }?.json
     }
 
+    /// The published state of the session that owns stream `node` (legacy or declared).
+    func sessionState(ofStream node: Int) throws -> [String: Any]? {
+        try sessionMetadata().filter { $0.key == "audio-session.session" }.compactMap(\.json).first {
+            ($0["streams"] as? [Any])?.contains { Graph.int($0) == node } == true
+        }
+    }
+
     /// Starts `argv` and waits until its playback stream runs and is linked (active) to `sink`; returns its node id.
     func startPlayer(_ argv: [String], environment: [String: String] = [:], on sink: String,
                      timeout: TimeInterval = 15) throws -> (process: ChildProcess, node: Int) {
