@@ -18,7 +18,11 @@ public final class AudioOutput: Sendable {
     private let inner: Mutex<Inner>
     private let observer: Mutex<ObserverToken?> = Mutex(nil)
 
+    /// `pw_stream_state` as last reported.
+    public enum State: String, Sendable { case error, unconnected, connecting, paused, streaming }
+
     private struct Inner: ~Copyable {
+        var state: State = .unconnected
         var stream: PipeWireStream?
         var paused: Bool
         var stopped = false
@@ -69,13 +73,26 @@ public final class AudioOutput: Sendable {
         props["media.name"] = props["media.name"] ?? name
         let stream = connection.makePlaybackStream(
             name: name, properties: props, rate: UInt32(clamping: rate), channels: UInt32(clamping: channels),
-            active: !paused, render: render, stateChanged: { _, _ in })
+            active: !paused, render: render, stateChanged: { [weak self] st, _ in
+                let mapped: State
+                switch st {
+                case .error: mapped = .error
+                case .unconnected: mapped = .unconnected
+                case .connecting: mapped = .connecting
+                case .paused: mapped = .paused
+                case .streaming: mapped = .streaming
+                }
+                self?.inner.withLock { $0.state = mapped }
+            })
         inner.withLock { $0.stream = stream }
         return stream != nil
     }
 
     /// The stream's node id, once PipeWire has given it one.
     public var nodeID: UInt32? { inner.withLock { $0.stream }?.nodeID }
+
+    /// The stream's state (`paused` also when the policy paused its node).
+    public var state: State { inner.withLock { $0.state } }
 
     /// Whether the application paused it.
     public var isPaused: Bool { inner.withLock { $0.paused } }

@@ -4,27 +4,25 @@ import Synchronization
 /// The connection's life: connect, read the policy's metadata, lose it,
 /// reconnect and re-declare (R40).
 extension AudioSession {
-    /// Round-trip sequence numbers.
-    private enum Sync {
-        static let connected: Int32 = 1
-        static let replayed: Int32 = 2
-    }
-
     /// Connects (once; `false` when PipeWire is not there).
     @discardableResult
     func connect() -> Bool {
         guard let connection else { return false }
         var props = state.withLock { $0.clientProperties() }
         if let name = configuration.applicationName { props["application.name"] = name }
-        let ok = connection.connect(properties: props) { [weak self] event in self?.handle(event) }
-        state.withLock { s in
-            s.connected = ok
-            s.synced = false
-            s.clientID = nil
-            s.policyPresent = false
-            s.replayDone = false
+        // Within the loop lock: the round trip's answer cannot overtake the store.
+        return connection.locked {
+            let seq = connection.connect(properties: props) { [weak self] event in self?.handle(event) }
+            state.withLock { s in
+                s.connectSeq = seq
+                s.connected = seq != nil
+                s.synced = false
+                s.clientID = nil
+                s.policyPresent = false
+                s.replayDone = false
+            }
+            return seq != nil
         }
-        return ok
     }
 
     /// Tries to connect every `reconnectInterval` until it works.
@@ -51,15 +49,17 @@ extension AudioSession {
 
     /// One event from the PipeWire thread.
     func handle(_ event: PipeWireEvent) {
+        if debugEnabled { FileHandle.standardError.write(Data("audio-session: \(event)\n".utf8)) }
         switch event {
         case .synced(let seq):
-            if seq == Sync.connected {
+            let (connectSeq, replaySeq) = state.withLock { ($0.connectSeq, $0.replaySeq) }
+            if seq == connectSeq {
                 let id = connection?.clientID
                 state.withLock { s in
                     s.synced = true
                     s.clientID = id
                 }
-            } else if seq == Sync.replayed {
+            } else if seq == replaySeq {
                 let reset = state.withLock { s -> Bool in
                     guard s.policyPresent, !s.replayDone else { return false }
                     s.replayDone = true
@@ -84,7 +84,11 @@ extension AudioSession {
                 s.policyPresent = true
                 s.replayDone = false
             }
-            connection?.sync(Sync.replayed)
+            // Within the loop lock: the answer cannot overtake the store below.
+            connection?.locked {
+                let seq = connection?.sync()
+                state.withLock { $0.replaySeq = seq }
+            }
         case .metadataGone(let name):
             guard name == PolicyMetadata.name else { return }
             mediaServicesLost()
@@ -179,3 +183,6 @@ extension AudioSession {
         }
     }
 }
+
+/// `AUDIO_SESSION_DEBUG=1`: every connection event on stderr.
+let debugEnabled = ProcessInfo.processInfo.environment["AUDIO_SESSION_DEBUG"] == "1"

@@ -21,6 +21,8 @@ struct SessionClientState: ~Copyable {
     var preferredInput: SessionPort?
 
     var connected = false
+    var connectSeq: Int32?
+    var replaySeq: Int32?
     var synced = false
     var clientID: UInt32?
     var policyPresent = false

@@ -95,12 +95,13 @@ final class PipeWireConnection: @unchecked Sendable {
     var isConnected: Bool { locked { core != nil } }
 
     /// Connects with these client properties (`pw_context_connect`), starts
-    /// watching the registry and asks for a round trip (`.synced(seq: 1)`).
-    func connect(properties: [String: String], handler: @escaping @Sendable (PipeWireEvent) -> Void) -> Bool {
+    /// watching the registry and asks for a round trip: returns the sequence
+    /// number its `.synced(seq:)` will carry, nil when PipeWire is not there.
+    func connect(properties: [String: String], handler: @escaping @Sendable (PipeWireEvent) -> Void) -> Int32? {
         locked {
             teardownLocked()
-            guard let props = Self.makeProperties(properties) else { return false }
-            guard let c = pw_context_connect(context, props, 0) else { return false }  // takes props
+            guard let props = Self.makeProperties(properties) else { return nil }
+            guard let c = pw_context_connect(context, props, 0) else { return nil }  // takes props
             let b = ConnectionBox(handler: handler)
             b.owner = self
             let ctx = Unmanaged.passRetained(b).toOpaque()
@@ -111,14 +112,13 @@ final class PipeWireConnection: @unchecked Sendable {
             if let r = registry {
                 registryHook = aspw_registry_add_listener(r, onGlobal, onGlobalRemove, ctx)
             }
-            _ = aspw_core_sync(c, 1)
-            return true
+            return aspw_core_sync(c, 0)
         }
     }
 
-    /// Asks for a round trip; `.synced(seq:)` follows.
-    func sync(_ seq: Int32) {
-        locked { if let c = core { _ = aspw_core_sync(c, seq) } }
+    /// Asks for a round trip; `.synced(seq:)` follows with the returned number.
+    func sync() -> Int32? {
+        locked { core.map { aspw_core_sync($0, 0) } }
     }
 
     /// Frees every hook and proxy and disconnects (safe to call repeatedly).

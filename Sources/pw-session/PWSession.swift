@@ -7,7 +7,8 @@ struct PWSession: ParsableCommand {
         commandName: "pw-session",
         abstract: "Audio sessions for PipeWire: inspect, test and sandbox the audio-session policy.",
         version: "0.1.0",
-        subcommands: [SandboxCommand.self]
+        subcommands: [StatusCommand.self, MonitorCommand.self, RunCommand.self, PlayCommand.self, InterruptCommand.self,
+                      RouteCommand.self, SilentCommand.self, LockCommand.self, SandboxCommand.self]
     )
 
     /// Usage errors exit with status 2 (ArgumentParser's default is 64).
@@ -16,6 +17,7 @@ struct PWSession: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch {
+            if let status = report(error) { Foundation.exit(status) }
             let code = exitCode(for: error)
             if code == .validationFailure {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
