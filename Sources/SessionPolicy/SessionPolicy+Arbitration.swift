@@ -62,7 +62,7 @@ extension SessionPolicy {
                 consider(a) { ta in ta.mode == .spokenAudio && ta.priority <= t.priority }
             }
         }
-        if !victims.isEmpty, let c = clientOf(s), let name = applicationName(c, stream: streamsOf(s).first),
+        if !victims.isEmpty, !configuration.cannotInterruptApplications.isEmpty, let c = clientOf(s), let name = applicationName(c, stream: streamsOf(s).first),
             configuration.cannotInterruptApplications.contains(name)
         {
             return .refused(
@@ -85,7 +85,7 @@ extension SessionPolicy {
             if explicit { notify(s, .activationResult(.success(nil))) }
             return true
         }
-        if t.isLegacy && roleRule(streamsOf(s).first ?? NodeID(0)).ambientWhenOtherAudioPlays {
+        if t.isLegacy && ambientWhenOtherAudioPlays(s) {
             // SPEC 1 Game: ambient when other audio is already playing, soloAmbient otherwise.
             let other = playing.contains { clientOf($0) != t.client }
             m.adaptiveCategory = other ? .ambient : .soloAmbient

@@ -40,21 +40,30 @@ extension SessionPolicy {
         guard let t = traits(s), !t.unmanaged else { return }
         let gain = desiredDuckGain(s, t)
         let silenced = desiredSilence(s, t)
-        for n in streamsOf(s) {
-            guard var st = streams[n], st.direction == .output else { continue }
-            if st.duckGain != gain {
-                let ramp = gain < st.duckGain ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
-                st.duckGain = gain
-                emit(.duck(n, gain: gain, rampMilliseconds: ramp))
-                touched.insert(s)  // its published duckGain changes
-            }
-            if st.silenced != silenced {
-                st.silenced = silenced
-                emit(.silence(n, silenced))
-                touched.insert(s)
-            }
-            streams[n] = st
+        switch s {
+        case .client(let c):
+            for n in streamsOfClient[c] ?? [] { applyGains(s, n, gain: gain, silenced: silenced) }
+        case .stream(let n):
+            applyGains(s, n, gain: gain, silenced: silenced)
         }
+    }
+
+    /// Brings one output stream of `s` to the wanted gain and silence (effects only on change).
+    mutating func applyGains(_ s: SessionID, _ n: NodeID, gain: Float, silenced: Bool) {
+        guard var st = streams[n], st.direction == .output else { return }
+        guard st.duckGain != gain || st.silenced != silenced else { return }
+        if st.duckGain != gain {
+            let ramp = gain < st.duckGain ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
+            st.duckGain = gain
+            emit(.duck(n, gain: gain, rampMilliseconds: ramp))
+            touched.insert(s)  // its published duckGain changes
+        }
+        if st.silenced != silenced {
+            st.silenced = silenced
+            emit(.silence(n, silenced))
+            touched.insert(s)
+        }
+        streams[n] = st
     }
 
     /// R22 for one session: another client's non-mixable primary audio plays.
@@ -65,28 +74,45 @@ extension SessionPolicy {
 
     /// Tells active sessions whose hint flipped (R22).
     mutating func refreshHints() {
-        var targets: Set<SessionID> = touched.intersection(active).union(justActivated.intersection(active))
-        if hintDirty { targets = active }
+        var targets: [SessionID]
+        if hintDirty {
+            targets = active.sorted()
+        } else {
+            // Only the sessions this event touched or activated can have a new hint.
+            targets = []
+            for s in touched where active.contains(s) { targets.append(s) }
+            for s in justActivated where active.contains(s) && !touched.contains(s) { targets.append(s) }
+            targets.sort()
+        }
         guard !targets.isEmpty else { return }
-        let primaryClients = Set(primary.compactMap { clientOf($0) })
-        for s in targets.sorted() {
-            guard var m = marks[s] else { continue }
-            let c = clientOf(s)
-            let value = primaryClients.contains { $0 != c }
-            if justActivated.contains(s) {
-                // Told on flips only; a newly active session reads the property.
-                if value != m.hintTold {
-                    m.hintTold = value
-                    marks[s] = m
+        // The clients with primary audio: none, exactly one, or several.
+        var primaryClient: ClientID?
+        var severalPrimaryClients = false
+        for p in primary {
+            guard let pc = clientOf(p) else { continue }
+            if let known = primaryClient {
+                if known != pc {
+                    severalPrimaryClients = true
+                    break
                 }
+            } else {
+                primaryClient = pc
+            }
+        }
+        let anyJustActivated = !justActivated.isEmpty
+        for s in targets {
+            guard var m = marks[s] else { continue }
+            // Another client than the session's own has primary audio.
+            let value = severalPrimaryClients || (primaryClient != nil && primaryClient != clientOf(s))
+            guard value != m.hintTold else { continue }
+            m.hintTold = value
+            marks[s] = m
+            if anyJustActivated && justActivated.contains(s) {
+                // Told on flips only; a newly active session reads the property.
                 continue
             }
-            if value != m.hintTold {
-                m.hintTold = value
-                marks[s] = m
-                touched.insert(s)
-                notify(s, .silenceSecondaryAudioHint(begin: value))
-            }
+            touched.insert(s)
+            notify(s, .silenceSecondaryAudioHint(begin: value))
         }
     }
 }

@@ -11,26 +11,43 @@ extension SessionPolicy {
     /// The session's route: sinks its output streams feed, sources its input streams read.
     /// `excluding` leaves out a lost endpoint; `overriding` replaces one stream's output.
     func route(_ s: SessionID, excluding: NodeID? = nil, overriding: (stream: NodeID, endpoint: NodeID?)? = nil) -> Route {
-        var outs: Set<NodeID> = []
-        var ins: Set<NodeID> = []
-        for n in streamsOf(s) {
-            guard let st = streams[n] else { continue }
+        // Endpoints collected with their ports (one lookup each), then put in node order.
+        var outs: [(NodeID, Port)] = []
+        var ins: [(NodeID, Port)] = []
+        func visit(_ n: NodeID) {
+            guard let st = streams[n] else { return }
             if let o = overriding, o.stream == n, st.direction == .output {
-                if let e = o.endpoint, endpoints[e] != nil { outs.insert(e) }
-                continue
+                if let e = o.endpoint, let ep = endpoints[e] { outs.append((e, ep.port)) }
+                return
             }
             for l in linksOfNode[n] ?? [] {
                 guard let link = links[l] else { continue }
-                if st.direction == .output, link.output == n, endpoints[link.input] != nil, link.input != excluding {
-                    outs.insert(link.input)
-                } else if st.direction == .input, link.input == n, endpoints[link.output] != nil, link.output != excluding {
-                    ins.insert(link.output)
+                if st.direction == .output, link.output == n, link.input != excluding, let ep = endpoints[link.input] {
+                    outs.append((link.input, ep.port))
+                } else if st.direction == .input, link.input == n, link.output != excluding, let ep = endpoints[link.output] {
+                    ins.append((link.output, ep.port))
                 }
             }
         }
-        return Route(
-            inputs: ins.sorted().compactMap { endpoints[$0]?.port },
-            outputs: outs.sorted().compactMap { endpoints[$0]?.port })
+        switch s {
+        case .client(let c): for n in streamsOfClient[c] ?? [] { visit(n) }
+        case .stream(let n): visit(n)
+        }
+        return Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs))
+    }
+
+    /// The ports of distinct endpoints, in node order.
+    static func portsInNodeOrder(_ found: inout [(NodeID, Port)]) -> [Port] {
+        if found.isEmpty { return [] }
+        if found.count > 1 { found.sort { $0.0 < $1.0 } }
+        var out: [Port] = []
+        out.reserveCapacity(found.count)
+        var last: NodeID?
+        for (e, port) in found where e != last {
+            last = e
+            out.append(port)
+        }
+        return out
     }
 
     /// Every endpoint present (published as the global `currentRoute`).

@@ -18,7 +18,8 @@ extension SessionPolicy {
             interrupted: m.interruption != nil, interruptionReason: m.interruption?.reason,
             duckGain: gain, silenced: silenced, isPlaying: m.active && isPlayingOutput(s),
             streams: nodes, route: route(s), isLegacy: t.isLegacy,
-            applicationName: applicationName(t.client, stream: firstStream), priority: t.priorityClass,
+            applicationName: derived[s].map(\.applicationName) ?? applicationName(t.client, stream: firstStream),
+            priority: t.priorityClass,
             prefersNoInterruptionsFromSystemAlerts: t.prefersNoAlerts,
             prefersInterruptionOnRouteDisconnect: t.prefersRouteInterrupt,
             secondaryAudioShouldBeSilencedHint: m.hintTold,
@@ -57,12 +58,14 @@ extension SessionPolicy {
         activeNoAlerts = []
         playing = []
         primary = []
+        membership = [:]
         availableRoute = nil
         for (n, st) in streams { streamsOfClient[st.client, default: []].insert(n) }
         for (l, link) in links {
             linksOfNode[link.output, default: []].insert(l)
             linksOfNode[link.input, default: []].insert(l)
         }
+        rebuildDerived()
         for c in clients.keys where computeDeclared(c) { declaredClients.insert(c) }
         for (s, m) in marks {
             if let i = m.interruption { victimsOf[i.cause, default: []].insert(s) }

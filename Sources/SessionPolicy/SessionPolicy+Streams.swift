@@ -10,6 +10,7 @@ extension SessionPolicy {
         let parsed = Declaration.parse(props)
         if case .success(let d) = parsed { info.declaration = d }
         clients[c] = info
+        refreshDerived(ofClient: c)
         updateDeclared(c)
         if case .failure(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
         if declaredClients.contains(c) {
@@ -30,6 +31,7 @@ extension SessionPolicy {
         // A refused declaration leaves the previous valid one in force (SPEC 4).
         if case .success(let d) = parsed { info.declaration = d }
         clients[c] = info
+        refreshDerived(ofClient: c)
         updateDeclared(c)
         guard declaredClients.contains(c) else { return }
         if case .failure(let e) = parsed, declarationTouched { notify(.client(c), .declarationRefused(e)) }
@@ -46,6 +48,7 @@ extension SessionPolicy {
         }
         clients[c] = nil
         streamsOfClient[c] = nil
+        derived[.client(c)] = nil
     }
 
     mutating func streamAdded(_ n: NodeID, client c: ClientID, direction: StreamDirection, _ props: Properties) {
@@ -59,6 +62,7 @@ extension SessionPolicy {
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
         streamsOfClient[c, default: []].insert(n)
+        refreshDerived(ofClient: c)
         updateDeclared(c)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
@@ -77,6 +81,7 @@ extension SessionPolicy {
         let parsed = Declaration.parse(props)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
+        refreshDerived(ofClient: info.client)
         updateDeclared(info.client)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
@@ -153,12 +158,16 @@ extension SessionPolicy {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
             streams[n] = nil
             streamsOfClient[st.client]?.remove(n)
+            derived[s] = nil
+            refreshDerived(ofClient: st.client)
         } else {
             // A declaration carried by the stream itself (a wrapped program) goes with
             // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
             let notify = wantsNotifyOthers(st.client)
             streams[n] = nil
             streamsOfClient[st.client]?.remove(n)
+            derived[.stream(n)] = nil
+            refreshDerived(ofClient: st.client)
             touched.insert(s)
             updateDeclared(st.client, notifyOthers: notify)
         }

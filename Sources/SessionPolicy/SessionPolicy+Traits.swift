@@ -46,7 +46,7 @@ extension SessionPolicy {
     /// The session's streams, in node order.
     func streamsOf(_ s: SessionID) -> [NodeID] {
         switch s {
-        case .client(let c): return (streamsOfClient[c] ?? []).sorted()
+        case .client(let c): return streamsOfClient[c]?.nodes ?? []
         case .stream(let n): return streams[n] == nil ? [] : [n]
         }
     }
@@ -109,35 +109,22 @@ extension SessionPolicy {
         return configuration.roleRule(role) ?? configuration.noRoleRule
     }
 
+    /// The session's traits, `nil` when it does not exist. Read from the per-session cache
+    /// (`derived`); a legacy Game's category chosen at activation is applied here.
     func traits(_ s: SessionID) -> SessionTraits? {
         switch s {
         case .client(let c):
             guard declaredClients.contains(c) else { return nil }
-            let d = declarationOf(c)
-            var pc = PriorityClass.normal
-            if d.category == .playAndRecord && (d.mode == .voiceChat || d.mode == .videoChat) && mayClaimCall(c, stream: nil) {
-                pc = .call
-            } else if d.mode == .voicePrompt {
-                pc = .prompt
-            }
-            return SessionTraits(
-                client: c, isLegacy: false, unmanaged: false, category: d.category, mode: d.mode,
-                options: d.effectiveOptions, priorityClass: pc, priority: configuration.priorityValue(pc),
-                isAlert: false, transient: false, exemptFromCalls: false,
-                prefersNoAlerts: d.prefersNoInterruptionsFromSystemAlerts,
-                prefersRouteInterrupt: d.prefersInterruptionOnRouteDisconnect)
+            return (derived[s] ?? deriveTraits(s))?.traits
         case .stream(let n):
             guard let st = streams[n], !declaredClients.contains(st.client) else { return nil }
-            let rule = roleRule(n)
-            let category = marks[s]?.adaptiveCategory ?? rule.category
-            let d = Declaration(category: category, mode: rule.mode, options: rule.options)
-            var pc = rule.priority
-            if pc == .call && !mayClaimCall(st.client, stream: n) { pc = .normal }
-            return SessionTraits(
-                client: st.client, isLegacy: true, unmanaged: rule.unmanaged, category: category, mode: rule.mode,
-                options: d.effectiveOptions, priorityClass: pc, priority: configuration.priorityValue(pc),
-                isAlert: rule.isAlert, transient: rule.transient, exemptFromCalls: rule.exemptFromCalls,
-                prefersNoAlerts: false, prefersRouteInterrupt: false)
+            guard let d = derived[s] ?? deriveTraits(s) else { return nil }
+            var t = d.traits
+            if let adaptive = marks[s]?.adaptiveCategory, adaptive != t.category {
+                t.category = adaptive
+                t.options = Declaration(category: adaptive, mode: t.mode, options: d.declaredOptions).effectiveOptions
+            }
+            return t
         }
     }
 
@@ -145,17 +132,31 @@ extension SessionPolicy {
 
     /// Output flows: some output stream runs and is not paused by the policy.
     func isPlayingOutput(_ s: SessionID) -> Bool {
-        for n in streamsOf(s) {
-            if let st = streams[n], st.direction == .output, st.running, !st.pausedByPolicy { return true }
-        }
-        return false
+        anyStream(of: s) { st in st.direction == .output && st.running && !st.pausedByPolicy }
     }
 
     func hasRunningStream(_ s: SessionID) -> Bool {
-        for n in streamsOf(s) {
-            if let st = streams[n], st.running, !st.pausedByPolicy { return true }
+        anyStream(of: s) { st in st.running && !st.pausedByPolicy }
+    }
+
+    /// Whether one of the session's streams satisfies `test` (no array built).
+    func anyStream(of s: SessionID, _ test: (StreamInfo) -> Bool) -> Bool {
+        switch s {
+        case .client(let c):
+            for n in streamsOfClient[c] ?? [] {
+                if let st = streams[n], test(st) { return true }
+            }
+            return false
+        case .stream(let n):
+            guard let st = streams[n] else { return false }
+            return test(st)
         }
-        return false
+    }
+
+    /// SPEC 1 Game: the session's category depends on other audio playing at activation.
+    func ambientWhenOtherAudioPlays(_ s: SessionID) -> Bool {
+        guard case .stream(let n) = s else { return false }
+        return (derived[s] ?? deriveTraits(s))?.ambientWhenOtherAudioPlays ?? roleRule(n).ambientWhenOtherAudioPlays
     }
 
     /// Keeps the derived sets in step with one session's state.
@@ -164,26 +165,21 @@ extension SessionPolicy {
             removeMembership(s)
             return
         }
-        active.insert(s)
-        Self.setMember(&activeNonMixable, s, !t.mixable)
-        Self.setMember(&activeCalls, s, t.priorityClass == .call)
-        if Self.setMember(&activeDuckers, s, t.options.contains(.duckOthers) && t.hasOutput) { refreshAll = true }
-        if Self.setMember(&activeRecorders, s, t.category == .record) { refreshAll = true }
-        if Self.setMember(&activeNoAlerts, s, t.prefersNoAlerts) { refreshAll = true }
-        let isPlaying = t.hasOutput && isPlayingOutput(s)
-        Self.setMember(&playing, s, isPlaying)
-        if Self.setMember(&primary, s, isPlaying && !t.mixable) { hintDirty = true }
+        var m: Membership = [.active]
+        if !t.mixable { m.insert(.nonMixable) }
+        if t.priorityClass == .call { m.insert(.call) }
+        if t.options.contains(.duckOthers) && t.hasOutput { m.insert(.ducker) }
+        if t.category == .record { m.insert(.recorder) }
+        if t.prefersNoAlerts { m.insert(.noAlerts) }
+        if t.hasOutput && isPlayingOutput(s) {
+            m.insert(.playing)
+            if !t.mixable { m.insert(.primary) }
+        }
+        setMembership(s, m)
     }
 
     mutating func removeMembership(_ s: SessionID) {
-        active.remove(s)
-        activeNonMixable.remove(s)
-        activeCalls.remove(s)
-        if activeDuckers.remove(s) != nil { refreshAll = true }
-        if activeRecorders.remove(s) != nil { refreshAll = true }
-        if activeNoAlerts.remove(s) != nil { refreshAll = true }
-        playing.remove(s)
-        if primary.remove(s) != nil { hintDirty = true }
+        setMembership(s, [])
     }
 
     /// Sets membership; returns whether it changed.

@@ -35,7 +35,7 @@ public struct SessionPolicy: Sendable {
     var activationCounter: UInt64 = 0
 
     // Indexes, derived from the above (rebuilt by `rebuildIndexes`).
-    var streamsOfClient: [ClientID: Set<NodeID>] = [:]
+    var streamsOfClient: [ClientID: NodeList] = [:]
     var linksOfNode: [NodeID: Set<LinkID>] = [:]
     var declaredClients: Set<ClientID> = []
     var victimsOf: [InterruptionCause: Set<SessionID>] = [:]
@@ -47,6 +47,11 @@ public struct SessionPolicy: Sendable {
     var activeNoAlerts: Set<SessionID> = []
     var playing: Set<SessionID> = []
     var primary: Set<SessionID> = []
+    /// Which of the sets above each session is in (one lookup decides what to change).
+    var membership: [SessionID: Membership] = [:]
+    /// Each session's traits as its properties make them, recomputed only when the
+    /// properties, declarations or stream set of its client change (`refreshDerived(ofClient:)`).
+    var derived: [SessionID: DerivedTraits] = [:]
 
     // What was last published (so only changes are published).
     var published: [SessionID: SessionSnapshot] = [:]

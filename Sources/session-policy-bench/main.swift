@@ -1,18 +1,36 @@
 // The cost of one policy decision as the number of sessions grows.
 //
-// Usage: swift run -c release --scratch-path .build-policy session-policy-bench [--json]
+// Usage: swift run -c release --scratch-path .build-policy session-policy-bench
+//            [--json] [--workload NAME]... [--sessions N]...
 //
-// One decision = one `SessionPolicy.handle(_:)` call: a legacy Music stream starting
-// (`streamRunning(true)`: arbitration, ducking, hint, publishing) and stopping again
-// (`streamRunning(false)`: deactivation). Two graphs per size:
-//   idle:   N sessions (N/2 declared clients with one stream each, N/2 legacy streams), 4 of them playing;
-//   active: N legacy mixable streams, all playing (the R22 hint flip then reaches every one of them).
+// One decision = one `SessionPolicy.handle(_:)` call. Each round measures two decisions, a
+// stream starting (`streamRunning(true)`) and the same stream stopping (`streamRunning(false)`),
+// or, for `declared`, a declared session's `audio.session.active` going true then false
+// (`clientChanged`). Both halves of every round are samples; 100 warm-up rounds are discarded.
+//
+// Workloads (N = sessions present besides the measured one):
+//   idle:     N sessions (half declared clients with one stream, half legacy streams, all linked
+//             to the speaker), 4 mixable ones playing. Decision: a legacy Music stream (non-mixable)
+//             starts and stops; its start flips the R22 hint for those 4 active sessions.
+//   mixing:   N legacy mixable streams, all playing (N programs mixing, e.g. a desktop). Decision:
+//             one more mixable stream starts and stops. Nothing is interrupted, ducked or hinted:
+//             the policy must decide without looking at the other N.
+//   declared: N declared playback clients with a stream each, idle, 4 mixable sessions playing.
+//             Decision: one declared client sets `audio.session.active` true, then false
+//             (the property set is parsed again on each change, as the module delivers it).
+//   fan-out:  N legacy mixable streams, all playing, then one non-mixable activation (a Music
+//             stream starts) and its deactivation. SPEC R22 requires a `silenceSecondaryAudioHint`
+//             notification to every active session when the hint flips, and each of them
+//             republishes its state: the decision emits N notifications and N publications, so
+//             its cost is O(active sessions) by specification. Reported as its own row, with the
+//             cost per active session, rather than as the cost of a decision.
 import SessionPolicy
 
-struct Result {
+struct Row {
     var workload: String
     var sessions: Int
-    var iterations: Int
+    var samples: Int
+    var effectsPerDecision: Int
     var medianNanoseconds: Double
     var p99Nanoseconds: Double
 }
@@ -22,9 +40,29 @@ func nanoseconds(_ d: Duration) -> Double {
     return Double(c.seconds) * 1e9 + Double(c.attoseconds) / 1e9
 }
 
-func buildIdle(_ n: Int) -> SessionPolicy {
+let speaker = NodeID(1)
+let speakerProps: Properties = ["node.name": "speaker", "node.description": "Speaker", "device.form-factor": "internal", "device.api": "alsa"]
+
+/// `count` legacy mixable streams (no media.role: desktop profile playback + mixWithOthers), all playing.
+func addMixablePlaying(_ p: inout SessionPolicy, first: UInt32, count: Int) {
+    for i in 0..<count {
+        let id = first &+ UInt32(i)
+        _ = p.handle(.clientAdded(ClientID(id), ["application.name": "mixer\(i)"]))
+        _ = p.handle(.streamAdded(NodeID(id), client: ClientID(id), direction: .output, ["application.name": "mixer\(i)"]))
+        _ = p.handle(.linkAdded(LinkID(id), output: NodeID(id), input: speaker))
+        _ = p.handle(.streamRunning(NodeID(id), true))
+    }
+}
+
+func baseGraph() -> SessionPolicy {
     var p = SessionPolicy()
-    _ = p.handle(.endpointAdded(NodeID(1), kind: .sink, ["node.name": "speaker", "device.form-factor": "internal", "device.api": "alsa"]))
+    _ = p.handle(.endpointAdded(speaker, kind: .sink, speakerProps))
+    return p
+}
+
+/// N sessions present, half declared clients, half legacy streams, 4 mixable playing.
+func buildIdle(_ n: Int) -> SessionPolicy {
+    var p = baseGraph()
     for i in 0..<n {
         let id = UInt32(100 + i)
         if i % 2 == 0 {
@@ -33,62 +71,131 @@ func buildIdle(_ n: Int) -> SessionPolicy {
             _ = p.handle(.clientAdded(ClientID(id), ["application.name": "app\(i)"]))
         }
         _ = p.handle(.streamAdded(NodeID(id), client: ClientID(id), direction: .output, ["media.role": i % 3 == 0 ? "Music" : "Notification"]))
-        _ = p.handle(.linkAdded(LinkID(id), output: NodeID(id), input: NodeID(1)))
+        _ = p.handle(.linkAdded(LinkID(id), output: NodeID(id), input: speaker))
     }
-    // A few playing: mixable ones, so they stay active next to the measured stream.
-    for i in 0..<min(4, n) {
-        let id = UInt32(100_000 + i)
-        _ = p.handle(.clientAdded(ClientID(id), [:]))
-        _ = p.handle(.streamAdded(NodeID(id), client: ClientID(id), direction: .output, [:]))
-        _ = p.handle(.streamRunning(NodeID(id), true))
-    }
+    addMixablePlaying(&p, first: 200_000, count: min(4, n))
     return p
 }
 
-func buildActive(_ n: Int) -> SessionPolicy {
-    var p = SessionPolicy()
+func buildDeclared(_ n: Int) -> SessionPolicy {
+    var p = baseGraph()
     for i in 0..<n {
         let id = UInt32(100 + i)
-        _ = p.handle(.clientAdded(ClientID(id), [:]))
-        _ = p.handle(.streamAdded(NodeID(id), client: ClientID(id), direction: .output, [:]))
-        _ = p.handle(.streamRunning(NodeID(id), true))
+        _ = p.handle(.clientAdded(ClientID(id), ["audio.session.category": "playback", "application.name": "app\(i)"]))
+        _ = p.handle(.streamAdded(NodeID(id), client: ClientID(id), direction: .output, ["media.role": "Music"]))
+        _ = p.handle(.linkAdded(LinkID(id), output: NodeID(id), input: speaker))
     }
+    addMixablePlaying(&p, first: 200_000, count: min(4, n))
     return p
 }
 
-func measure(_ workload: String, _ n: Int, _ build: (Int) -> SessionPolicy) -> Result {
-    var p = build(n)
-    let measured = NodeID(900_000)
-    _ = p.handle(.clientAdded(ClientID(900_000), [:]))
-    _ = p.handle(.streamAdded(measured, client: ClientID(900_000), direction: .output, ["media.role": "Music"]))
-    let iterations = n >= 10_000 ? 1_000 : (n >= 1_000 ? 5_000 : 20_000)
+func buildMixing(_ n: Int) -> SessionPolicy {
+    var p = baseGraph()
+    addMixablePlaying(&p, first: 100, count: n)
+    return p
+}
+
+struct Decision {
+    var on: Event
+    var off: Event
+}
+
+/// Adds the measured session to the graph and returns its two decisions.
+func measuredStream(_ p: inout SessionPolicy, _ props: Properties) -> Decision {
+    let c = ClientID(900_000)
+    let n = NodeID(900_000)
+    _ = p.handle(.clientAdded(c, ["application.name": "measured"]))
+    _ = p.handle(.streamAdded(n, client: c, direction: .output, props))
+    _ = p.handle(.linkAdded(LinkID(900_000), output: n, input: speaker))
+    return Decision(on: .streamRunning(n, true), off: .streamRunning(n, false))
+}
+
+func measuredDeclared(_ p: inout SessionPolicy) -> Decision {
+    let c = ClientID(900_000)
+    let n = NodeID(900_000)
+    let props: Properties = ["audio.session.category": "playback", "application.name": "measured"]
+    _ = p.handle(.clientAdded(c, props))
+    _ = p.handle(.streamAdded(n, client: c, direction: .output, [:]))
+    _ = p.handle(.linkAdded(LinkID(900_000), output: n, input: speaker))
+    _ = p.handle(.streamRunning(n, true))
+    var on = props
+    on["audio.session.active"] = "true"
+    var off = props
+    off["audio.session.active"] = "false"
+    return Decision(on: .clientChanged(c, on), off: .clientChanged(c, off))
+}
+
+struct Workload {
+    var name: String
+    var build: (Int) -> SessionPolicy
+    var decision: (inout SessionPolicy) -> Decision
+    /// Rounds per size: fewer when each decision is expected to be O(N).
+    var rounds: (Int) -> Int
+}
+
+func defaultRounds(_ n: Int) -> Int { n >= 10_000 ? 2_000 : (n >= 1_000 ? 5_000 : 20_000) }
+
+let workloads = [
+    Workload(name: "idle", build: buildIdle, decision: { measuredStream(&$0, ["media.role": "Music"]) }, rounds: defaultRounds),
+    Workload(name: "mixing", build: buildMixing, decision: { measuredStream(&$0, [:]) }, rounds: defaultRounds),
+    Workload(name: "declared", build: buildDeclared, decision: measuredDeclared, rounds: defaultRounds),
+    Workload(
+        name: "fan-out", build: buildMixing, decision: { measuredStream(&$0, ["media.role": "Music"]) },
+        rounds: { n in n >= 10_000 ? 200 : (n >= 1_000 ? 1_000 : 5_000) }),
+]
+
+func measure(_ w: Workload, _ n: Int) -> Row {
+    var p = w.build(n)
+    let d = w.decision(&p)
+    let rounds = w.rounds(n)
+    let warmUp = min(100, rounds)
     let clock = ContinuousClock()
     var samples: [Double] = []
-    samples.reserveCapacity(iterations * 2)
-    var sink = 0
-    for i in 0..<(iterations + 100) {
+    samples.reserveCapacity(rounds * 2)
+    var effects = 0
+    for i in 0..<(rounds + warmUp) {
         let t0 = clock.now
-        sink &+= p.handle(.streamRunning(measured, true)).count
+        let a = p.handle(d.on).count
         let t1 = clock.now
-        sink &+= p.handle(.streamRunning(measured, false)).count
+        let b = p.handle(d.off).count
         let t2 = clock.now
-        if i >= 100 {  // warm-up
+        if i >= warmUp {
             samples.append(nanoseconds(t1 - t0))
             samples.append(nanoseconds(t2 - t1))
+            effects &+= a &+ b
         }
     }
     samples.sort()
-    let median = samples[samples.count / 2]
-    let p99 = samples[min(samples.count - 1, samples.count * 99 / 100)]
-    if sink == Int.min { print(sink) }
-    return Result(workload: workload, sessions: n, iterations: samples.count, medianNanoseconds: median, p99Nanoseconds: p99)
+    let median = samples.isEmpty ? 0 : samples[samples.count / 2]
+    let p99 = samples.isEmpty ? 0 : samples[min(samples.count - 1, samples.count * 99 / 100)]
+    return Row(
+        workload: w.name, sessions: n, samples: samples.count, effectsPerDecision: samples.isEmpty ? 0 : effects / samples.count,
+        medianNanoseconds: median, p99Nanoseconds: p99)
+}
+
+func values(of flag: String) -> [String] {
+    let args = CommandLine.arguments
+    var out: [String] = []
+    var i = 1
+    while i < args.count {
+        if args[i] == flag, i + 1 < args.count {
+            out.append(args[i + 1])
+            i += 2
+        } else {
+            i += 1
+        }
+    }
+    return out
 }
 
 let json = CommandLine.arguments.contains("--json")
-var results: [Result] = []
-for n in [10, 100, 1_000, 10_000] {
-    results.append(measure("idle", n, buildIdle))
-    results.append(measure("active", n, buildActive))
+let onlyWorkloads = Set(values(of: "--workload"))
+let onlySizes = Set(values(of: "--sessions").compactMap { Int($0) })
+var rows: [Row] = []
+for w in workloads where onlyWorkloads.isEmpty || onlyWorkloads.contains(w.name) {
+    for n in [10, 100, 1_000, 10_000] where onlySizes.isEmpty || onlySizes.contains(n) {
+        rows.append(measure(w, n))
+    }
 }
 
 func fmt(_ ns: Double) -> String {
@@ -97,15 +204,16 @@ func fmt(_ ns: Double) -> String {
 }
 
 if json {
-    let rows = results.map {
-        "{\"workload\":\"\($0.workload)\",\"sessions\":\($0.sessions),\"decisions\":\($0.iterations),\"median_ns\":\(Int($0.medianNanoseconds)),\"p99_ns\":\(Int($0.p99Nanoseconds))}"
+    let items = rows.map {
+        "{\"workload\":\"\($0.workload)\",\"sessions\":\($0.sessions),\"decisions\":\($0.samples),\"effects_per_decision\":\($0.effectsPerDecision),\"median_ns\":\(Int($0.medianNanoseconds)),\"p99_ns\":\(Int($0.p99Nanoseconds))}"
     }
-    print("[" + rows.joined(separator: ",") + "]")
+    print("[" + items.joined(separator: ",") + "]")
 } else {
-    print("workload  sessions  decisions  median µs  p99 µs")
-    for r in results {
-        let cols = [r.workload, String(r.sessions), String(r.iterations), fmt(r.medianNanoseconds), fmt(r.p99Nanoseconds)]
-        let widths = [8, 8, 9, 9, 8]
+    print("workload  sessions  decisions  effects  median µs  p99 µs  median ns per session")
+    for r in rows {
+        let perSession = r.workload == "fan-out" ? String(Int(r.medianNanoseconds / Double(max(1, r.sessions)))) : "-"
+        let cols = [r.workload, String(r.sessions), String(r.samples), String(r.effectsPerDecision), fmt(r.medianNanoseconds), fmt(r.p99Nanoseconds), perSession]
+        let widths = [8, 8, 9, 7, 9, 7, 22]
         var line = ""
         for (c, w) in zip(cols, widths) { line += String(repeating: " ", count: max(0, w - c.count)) + c + "  " }
         print(line)

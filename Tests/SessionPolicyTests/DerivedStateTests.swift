@@ -1,0 +1,61 @@
+import PropertyBased
+@testable import SessionPolicy
+import Testing
+
+/// The caches and indexes that keep a decision cheap (cached traits, streams by client in
+/// node order, membership of the activity sets) must always equal a recomputation.
+@Suite("Derived state (caches and indexes)")
+struct DerivedStateTests {
+    @Test("After every event of any sequence, cached traits and indexes equal a recomputation")
+    func consistentAfterEveryEvent() async {
+        await propertyCheck(count: 300, input: PropertyTests.events) { codes in
+            var policy = SessionPolicy()
+            for code in codes {
+                let event = RandomGraph.event(code)
+                for effect in policy.handle(event) {
+                    // The module's echo of the policy's own pauses and resumes.
+                    switch effect {
+                    case .pause(let n): _ = policy.handle(.streamRunning(n, false))
+                    case .resume(let n): _ = policy.handle(.streamRunning(n, true))
+                    default: break
+                    }
+                }
+                #expect(policy.derivedStateIsConsistent(), "\(event)")
+                if !policy.derivedStateIsConsistent() { return }
+            }
+            var rebuilt = SessionPolicy()
+            _ = rebuilt.handle(.snapshot(policy.snapshot()))
+            #expect(rebuilt.derivedStateIsConsistent())
+            var fresh = policy.snapshot()
+            fresh.policy = nil
+            var redecided = SessionPolicy()
+            _ = redecided.handle(.snapshot(fresh))
+            #expect(redecided.derivedStateIsConsistent())
+        }
+    }
+
+    @Test("A client's streams stay in node order whatever the order they come and go")
+    func nodeListOrder() {
+        var list: NodeList = []
+        for raw: UInt32 in [7, 3, 9, 3, 1, 8] { list.insert(N(raw)) }
+        #expect(list.sorted() == [N(1), N(3), N(7), N(8), N(9)])
+        #expect(list.remove(N(7)) == N(7))
+        #expect(list.remove(N(7)) == nil)
+        #expect(list.contains(N(8)) && !list.contains(N(7)))
+        #expect(Array(list) == [N(1), N(3), N(8), N(9)])
+    }
+
+    @Test("R22 the hint reaches every active session when another client's primary audio starts and stops")
+    func hintFanOutReachesEveryActiveSession() {
+        var w = World()
+        for i: UInt32 in 0..<5 {
+            w.legacy(10 + i, client: 2 + i, role: nil)  // desktop: playback + mixWithOthers
+            w.play(10 + i)
+        }
+        w.legacy(30, client: 20, role: "Music")
+        let on = w.decide(.streamRunning(N(30), true))
+        #expect(on == (0..<5).map { .notify(legacyS(10 + $0), .silenceSecondaryAudioHint(begin: true)) })
+        let off = w.decide(.streamRunning(N(30), false))
+        #expect(off == (0..<5).map { .notify(legacyS(10 + $0), .silenceSecondaryAudioHint(begin: false)) })
+    }
+}
