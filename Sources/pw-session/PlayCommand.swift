@@ -39,7 +39,7 @@ struct PlayCommand: ParsableCommand {
     var streamProperties: String?
 
     func run() throws {
-        let d = try declaration.declaration(default: Declaration(category: .playback))!
+        let d = try declaration.declaration(defaultCategory: .playback) ?? Declaration(category: .playback)
         let wav: WAVReader
         do { wav = try WAVReader(path: file) } catch {
             complain("\(error)")

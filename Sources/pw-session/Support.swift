@@ -82,9 +82,11 @@ struct DeclarationOptions: ParsableArguments {
     }
 
     /// Parses and validates (SPEC 1, 3, 4); a refusal exits 2 with the rule's sentence.
-    func declaration(default fallback: Declaration? = nil) throws -> Declaration? {
-        switch Declaration.parse(properties) {
-        case .success(let d): return d ?? fallback
+    func declaration(defaultCategory: Category? = nil) throws -> Declaration? {
+        var props = properties
+        if props[DeclarationKey.category] == nil, let c = defaultCategory { props[DeclarationKey.category] = c.rawValue }
+        switch Declaration.parse(props) {
+        case .success(let d): return d
         case .failure(let e): throw Refusal(error: e)
         }
     }
