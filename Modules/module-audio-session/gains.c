@@ -112,9 +112,19 @@ static void arm(struct as_gains *gains, bool on)
 	pw_loop_update_timer(gains->loop, gains->timer, &value, &interval, false);
 }
 
-static void step(struct as_gain *gain)
+static void step(struct as_gains *gains, struct as_gain *gain)
 {
 	float cur = to_db(gain->current), tgt = to_db(gain->target);
+
+	/* A client node applies Props from its own main loop: when that loop is
+	 * late, several steps sent one tick apart land in one cycle and add up to
+	 * more than 3 dB. Send the next step only once the stream has reported the
+	 * previous one in its Props (or after max_wait_ticks, for a node that never
+	 * reports). */
+	if (gain->awaiting && ++gain->unacknowledged < gains->max_wait_ticks)
+		return;
+	gain->awaiting = false;
+	gain->unacknowledged = 0;
 
 	if (fabsf(tgt - cur) <= gain->step_db) {
 		gain->current = gain->target;
@@ -124,6 +134,7 @@ static void step(struct as_gain *gain)
 		gain->current = from_db(cur + (tgt > cur ? gain->step_db : -gain->step_db));
 	}
 	apply(gain);
+	gain->awaiting = gain->ramping;
 }
 
 static void on_tick(void *data, uint64_t expirations)
@@ -132,7 +143,7 @@ static void on_tick(void *data, uint64_t expirations)
 	struct as_gain *gain, *t;
 
 	spa_list_for_each_safe(gain, t, &gains->ramping, link)
-		step(gain);
+		step(gains, gain);
 	if (spa_list_is_empty(&gains->ramping))
 		arm(gains, false);	/* idle: no wake-ups while nothing ramps */
 }
@@ -141,7 +152,8 @@ int as_gains_init(struct as_gains *gains, struct pw_loop *loop)
 {
 	gains->loop = loop;
 	gains->tick_ms = 21;
-	gains->max_step_db = 3.0f;
+	gains->max_step_db = 1.5f;
+	gains->max_wait_ticks = 5;
 	spa_list_init(&gains->ramping);
 	gains->timer = pw_loop_add_timer(loop, on_tick, gains);
 	return gains->timer ? 0 : -errno;
@@ -167,6 +179,8 @@ static void stop_ramp(struct as_gain *gain)
 	if (gain->ramping)
 		spa_list_remove(&gain->link);
 	gain->ramping = false;
+	gain->awaiting = false;
+	gain->unacknowledged = 0;
 }
 
 void as_gain_clear(struct as_gains *gains, struct as_gain *gain)
@@ -203,7 +217,7 @@ void as_gain_duck(struct as_gains *gains, struct as_gain *gain, float target, ui
 		spa_list_append(&gains->ramping, &gain->link);
 		gain->ramping = true;
 	}
-	step(gain);
+	step(gains, gain);
 	if (gain->ramping)
 		arm(gains, true);
 }
@@ -220,6 +234,8 @@ void as_gain_silence(struct as_gains *gains, struct as_gain *gain, bool silenced
 
 void as_gain_props_changed(struct as_gains *gains, struct as_gain *gain)
 {
+	/* Our own step has reached the stream: the ramp may go on. */
+	gain->awaiting = false;
 	/* Only the user's channelVolumes matter here; our own softVolumes writes
 	 * also land in Props and must not be mistaken for a user change. */
 	if (!gain->applied || (gain->current == 1.0f && !gain->silenced))

@@ -28,7 +28,9 @@ struct as_gain {
 	float step_db;			/**< dB per tick towards target (> 0) */
 	uint32_t n_volumes;		/**< the user's channelVolumes, as last read */
 	float volumes[SPA_AUDIO_MAX_CHANNELS];
+	uint32_t unacknowledged;	/**< ticks since a ramp step was sent and not yet seen in Props */
 	unsigned int ramping:1;
+	unsigned int awaiting:1;	/**< a ramp step is on its way to the stream */
 	unsigned int silenced:1;
 	unsigned int applied:1;		/**< softVolumes/softMute were written */
 };
@@ -38,7 +40,8 @@ struct as_gains {
 	struct spa_source *timer;
 	struct spa_list ramping;
 	uint32_t tick_ms;		/**< one processing cycle: 1024 samples at 48 kHz */
-	float max_step_db;		/**< never more per tick (SPEC 12: 3 dB) */
+	float max_step_db;		/**< never more per tick (SPEC 12: 3 dB per cycle, with margin) */
+	uint32_t max_wait_ticks;	/**< a step not acknowledged after this many ticks: go on */
 };
 
 int as_gains_init(struct as_gains *gains, struct pw_loop *loop);

@@ -50,11 +50,19 @@ extension SessionPolicy {
             let shouldResume = resumable && i.wasPlaying && !i.pausedItself
             clearInterruption(v)
             notify(v, .interruptionEnded(shouldResume: shouldResume))
-            // R15: the policy resumes legacy streams itself.
-            if shouldResume && t.isLegacy {
+            // R15: the policy resumes legacy streams itself, and wrapped programs
+            // (declaration on the stream only, no client library to resume them).
+            if shouldResume && (t.isLegacy || isWrapped(v)) {
                 activate(v, explicit: false)
             }
         }
+    }
+
+    /// A declared session whose declaration is carried by its streams only
+    /// (`PIPEWIRE_PROPS`/`PULSE_PROP` around an unmodified program, SPEC 1).
+    func isWrapped(_ s: SessionID) -> Bool {
+        guard case .client(let c) = s, let props = clients[c]?.properties else { return false }
+        return !hasSessionKey(props)
     }
 
     /// Pauses every running stream of the session that the policy has not paused yet.

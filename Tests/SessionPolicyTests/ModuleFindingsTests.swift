@@ -34,3 +34,17 @@ import Testing
         #expect(published, "\(out)")
     }
 }
+
+@Suite struct WrappedProgramTests {
+    @Test("R15 S4 a wrapped spokenAudio program (declaration on its stream) is resumed by the policy after the prompt")
+    func wrappedPodcastResumes() {
+        var w = World()
+        w.stream(10, client: 2, .output, ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"])
+        w.play(10)
+        w.legacy(20, client: 3, role: "Navigation")
+        #expect(w.decide(.streamRunning(N(20), true)).contains(.pause(N(10))))
+        let out = w.decide(.streamRemoved(N(20)))
+        #expect(out.contains(ended(clientS(2), resume: true)), "\(out)")
+        #expect(out.contains(.resume(N(10))), "\(out)")
+    }
+}
