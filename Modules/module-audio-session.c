@@ -45,6 +45,9 @@
  * - `duck.level`: the gain of ducked streams, 0..1 (default 0.2, -14 dB).
  * - `duck.strong-level`: the gain used under voice prompts (default 0.1).
  * - `duck.ramp-down-ms`, `duck.ramp-up-ms`: ramp times (default 250, 500).
+ *   Ramps are stepped every 40 ms by at most 1.5 dB, each step sent once the
+ *   stream has taken the previous one, so that no processing cycle changes the
+ *   gain by more than 3 dB; a ramp takes longer than asked when it must.
  * - `private.outputs`: port types that are private (default
  *   `[ headphones bluetoothA2DP bluetoothHFP bluetoothLE usbAudio ]`).
  * - `call.allowed-applications`: application names that may claim call

@@ -151,7 +151,7 @@ static void on_tick(void *data, uint64_t expirations)
 int as_gains_init(struct as_gains *gains, struct pw_loop *loop)
 {
 	gains->loop = loop;
-	gains->tick_ms = 21;
+	gains->tick_ms = 40;
 	gains->max_step_db = 1.5f;
 	gains->max_wait_ticks = 5;
 	spa_list_init(&gains->ramping);

@@ -39,7 +39,7 @@ struct as_gains {
 	struct pw_loop *loop;
 	struct spa_source *timer;
 	struct spa_list ramping;
-	uint32_t tick_ms;		/**< one processing cycle: 1024 samples at 48 kHz */
+	uint32_t tick_ms;		/**< 40 ms: at most two steps per cycle of up to 2048 samples at 48 kHz */
 	float max_step_db;		/**< never more per tick (SPEC 12: 3 dB per cycle, with margin) */
 	uint32_t max_wait_ticks;	/**< a step not acknowledged after this many ticks: go on */
 };

@@ -34,7 +34,7 @@ extension Integration {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }
             let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
-            let other = try tone(in: sandbox, seconds: 1.5, frequency: 660, name: "call.wav")
+            let other = try tone(in: sandbox, seconds: 3, frequency: 660, name: "call.wav")
             let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
             let argv = (victim.isEmpty ? ["pw-play", "--media-role", "Music"] : victim) + [music]
             let (player, node) = try sandbox.startPlayer(argv, environment: victimEnvironment, on: "headphones")
@@ -48,8 +48,12 @@ extension Integration {
             // writes lags the graph by a few cycles: start counting 0.1 s later.
             try sandbox.waitForMoreRecording(recorder, seconds: 0.1)
             let pausedFrom = recorder.mark
-            try sandbox.waitUntil(timeout: 15, "the interrupter to end") { !call.isRunning }
+            // One second inside the call (3 s long): the music resumes as soon as the
+            // call's stream goes, before its process has exited.
+            try sandbox.waitForMoreRecording(recorder, seconds: 1.0)
             let pausedTo = recorder.mark
+            if !call.isRunning { Issue.record("the interrupter ended inside the measured window") }
+            try sandbox.waitUntil(timeout: 15, "the interrupter to end") { !call.isRunning }
             try sandbox.waitUntil(timeout: 10, "the music to resume") {
                 try !interrupted(sandbox, node) && running(sandbox, node)
             }

@@ -1,0 +1,79 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    @Suite(.serialized)
+    struct ClientRestartTests {
+        /// Stops pipewire (wireplumber and pipewire-pulse go with it) and starts
+        /// pipewire and wireplumber again in the same sandbox, with the module.
+        static func restartPipeWire(_ sandbox: Sandbox) throws {
+            let daemons = sandbox.daemonProcesses
+            guard let pw = daemons.first(where: { $0.name == "pipewire" }) else { throw TestFailure("no pipewire daemon") }
+            _ = pw.terminate()
+            for d in daemons where d.name == "wireplumber" || d.name == "pipewire-pulse" { _ = d.terminate() }
+            let sys = try sandbox.run(["pkg-config", "--variable=moduledir", "libpipewire-0.3"]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let module = sandbox.modulePath else { throw TestFailure("sandbox without module") }
+            let env = ["PIPEWIRE_MODULE_DIR": (module as NSString).deletingLastPathComponent + ":" + sys,
+                       "HOME": sandbox.directory + "/home"]
+            _ = try sandbox.spawn(["pipewire"], environment: env)
+            try sandbox.waitUntil(timeout: 30, "pipewire to come back") {
+                (try? sandbox.run(["pw-cli", "info", "0"], timeout: 5).status) == 0
+            }
+            _ = try sandbox.spawn(["wireplumber"], environment: env)
+            try sandbox.waitUntil(timeout: 30, "wireplumber to come back") {
+                let r = try? sandbox.run(["pw-metadata", "-n", "default", "0"], timeout: 5)
+                return r?.status == 0 && (r?.stdout ?? "").contains("\"default\" metadata")
+            }
+            for device in [VirtualDevice.speaker, .headphones] { try sandbox.addDevice(device) }
+        }
+
+        static func streamVolume(_ sandbox: Sandbox, node: Int) throws -> String {
+            let r = try sandbox.run(["wpctl", "get-volume", String(node)])
+            return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        static func playerNode(_ sandbox: Sandbox) throws -> Int? {
+            let s = try Client.session(sandbox, application: "pw-session play")
+            return (s?["streams"] as? [NSNumber])?.first?.intValue
+        }
+
+        @Test func R40_pipeWireRestartedUnderAPlayerLostResetReactivatedWithTheUsersVolume() throws {
+            let tmp = try Support.makeTemp("r40")
+            defer { Support.removeTemp(tmp) }
+            let file = try Support.makeTone(in: tmp, seconds: 300)
+            let sandbox = try Client.sandbox()
+            defer { sandbox.stop() }
+            let player = try Client.startPlayer(sandbox, file: file, ["--mode", "spokenAudio"])
+            defer { _ = player.terminate() }
+
+            // The user turns the player down.
+            guard let node = try Self.playerNode(sandbox) else { throw TestFailure("no player stream") }
+            #expect(try sandbox.run(["wpctl", "set-volume", String(node), "0.35"]).status == 0)
+            try sandbox.waitUntil(timeout: 10, "the volume to apply") { try Self.streamVolume(sandbox, node: node) == "Volume: 0.35" }
+
+            try Self.restartPipeWire(sandbox)
+
+            try Client.waitFor(player, "mediaServicesWereLost", timeout: 30, Client.event("mediaServicesWereLost"))
+            try Client.waitFor(player, "mediaServicesWereReset", timeout: 30, Client.event("mediaServicesWereReset"))
+            try Client.waitFor(player, "reactivation", timeout: 30, Client.event("resumed"))
+            let events = Client.objects(player).compactMap { $0["event"] as? String }
+            let lost = events.firstIndex(of: "mediaServicesWereLost"), reset = events.firstIndex(of: "mediaServicesWereReset")
+            #expect(lost != nil && reset != nil && lost! < reset!, "\(events)")
+
+            // Re-declared (the same category and mode) and playing again.
+            try sandbox.waitUntil(timeout: 30, "the player to play again") {
+                let s = try Client.session(sandbox, application: "pw-session play")
+                return s?["playing"] as? Bool == true && s?["mode"] as? String == "spokenAudio" && s?["active"] as? Bool == true
+            }
+            guard let again = try Self.playerNode(sandbox) else { throw TestFailure("no player stream after the restart") }
+            try sandbox.waitUntil(timeout: 10, "the user's volume on the new stream") {
+                try Self.streamVolume(sandbox, node: again) == "Volume: 0.35"
+            }
+        }
+    }
+}
