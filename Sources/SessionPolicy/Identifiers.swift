@@ -41,6 +41,14 @@ public enum SessionID: Hashable, Comparable, Sendable, CustomStringConvertible {
     case client(ClientID)
     case stream(NodeID)
 
+    /// One 64-bit word per session (kind and id): every policy decision hashes sessions often.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .client(let c): hasher.combine(UInt64(c.raw))
+        case .stream(let n): hasher.combine(UInt64(n.raw) | (1 << 32))
+        }
+    }
+
     public var description: String {
         switch self {
         case .client(let c): return "session of \(c)"

@@ -20,20 +20,25 @@ extension SessionPolicy {
                 if let e = o.endpoint, let ep = endpoints[e] { outs.append((e, ep.port)) }
                 return
             }
-            for l in linksOfNode[n] ?? [] {
-                guard let link = links[l] else { continue }
-                if st.direction == .output, link.output == n, link.input != excluding, let ep = endpoints[link.input] {
-                    outs.append((link.input, ep.port))
-                } else if st.direction == .input, link.input == n, link.output != excluding, let ep = endpoints[link.output] {
-                    ins.append((link.output, ep.port))
-                }
-            }
+            collectRoute(n, st, excluding: excluding, outs: &outs, ins: &ins)
         }
         switch s {
         case .client(let c): for n in streamsOfClient[c] ?? [] { visit(n) }
         case .stream(let n): visit(n)
         }
         return Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs))
+    }
+
+    /// The endpoints a stream is linked to: sinks it feeds (output), sources it reads (input).
+    func collectRoute(_ n: NodeID, _ st: StreamInfo, excluding: NodeID?, outs: inout [(NodeID, Port)], ins: inout [(NodeID, Port)]) {
+        for l in linksOfNode[n] ?? [] {
+            guard let link = links[l] else { continue }
+            if st.direction == .output, link.output == n, link.input != excluding, let ep = endpoints[link.input] {
+                outs.append((link.input, ep.port))
+            } else if st.direction == .input, link.input == n, link.output != excluding, let ep = endpoints[link.output] {
+                ins.append((link.output, ep.port))
+            }
+        }
     }
 
     /// The ports of distinct endpoints, in node order.

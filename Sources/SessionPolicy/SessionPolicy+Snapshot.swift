@@ -1,40 +1,69 @@
 /// Publishing and rebuilding (R40, R41).
 /// `AVAudioSession.mediaServicesWereLostNotification` / `mediaServicesWereResetNotification`.
 extension SessionPolicy {
+    /// The session's published state. Built in one pass over its streams (gain, silence,
+    /// playing, route), with one lookup of its cached traits and of its marks.
     func sessionSnapshot(_ s: SessionID) -> SessionSnapshot? {
-        guard exists(s), let t = traits(s), !t.unmanaged else { return nil }
-        let m = marks[s] ?? SessionMarks()
-        let nodes = streamsOf(s)
+        let mk = marks[s]
+        let d: DerivedTraits
+        var t: SessionTraits
         var gain: Float = 1
         var silenced = false
-        for n in nodes {
-            guard let st = streams[n], st.direction == .output else { continue }
-            gain = min(gain, st.duckGain)
-            silenced = silenced || st.silenced
+        var playingOutput = false
+        var outs: [(NodeID, Port)] = []
+        var ins: [(NodeID, Port)] = []
+        func account(_ n: NodeID, _ st: StreamInfo) {
+            if st.direction == .output {
+                gain = min(gain, st.duckGain)
+                silenced = silenced || st.silenced
+                if st.running && !st.pausedByPolicy { playingOutput = true }
+            }
+            collectRoute(n, st, excluding: nil, outs: &outs, ins: &ins)
         }
-        let firstStream: NodeID? = t.isLegacy ? nodes.first : nil
+        let nodes: [NodeID]
+        switch s {
+        case .client(let c):
+            guard declaredClients.contains(c), let found = derived[s] ?? deriveTraits(s) else { return nil }
+            d = found
+            t = d.traits
+            guard !t.unmanaged else { return nil }
+            nodes = streamsOfClient[c]?.nodes ?? []
+            for n in nodes {
+                if let st = streams[n] { account(n, st) }
+            }
+        case .stream(let n):
+            guard let st = streams[n], !declaredClients.contains(st.client), let found = derived[s] ?? deriveTraits(s) else { return nil }
+            d = found
+            t = d.traits
+            guard !t.unmanaged else { return nil }
+            if let adaptive = mk?.adaptiveCategory, adaptive != t.category {
+                t.category = adaptive
+                t.options = Declaration(category: adaptive, mode: t.mode, options: d.declaredOptions).effectiveOptions
+            }
+            nodes = [n]
+            account(n, st)
+        }
+        let m = mk ?? SessionMarks()
         return SessionSnapshot(
             category: t.category, mode: t.mode, options: t.options, active: m.active,
             interrupted: m.interruption != nil, interruptionReason: m.interruption?.reason,
-            duckGain: gain, silenced: silenced, isPlaying: m.active && isPlayingOutput(s),
-            streams: nodes, route: route(s), isLegacy: t.isLegacy,
-            applicationName: derived[s].map(\.applicationName) ?? applicationName(t.client, stream: firstStream),
-            priority: t.priorityClass,
+            duckGain: gain, silenced: silenced, isPlaying: m.active && playingOutput,
+            streams: nodes, route: Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs)),
+            isLegacy: t.isLegacy, applicationName: d.applicationName, priority: t.priorityClass,
             prefersNoInterruptionsFromSystemAlerts: t.prefersNoAlerts,
             prefersInterruptionOnRouteDisconnect: t.prefersRouteInterrupt,
             secondaryAudioShouldBeSilencedHint: m.hintTold,
             preferredOutputPortType: preferredOutput(t))
     }
 
+    /// Publishes the session's state when it differs from what was last published.
     mutating func publish(_ s: SessionID) {
-        let snap = sessionSnapshot(s)
-        if snap == published[s] { return }
-        if let snap {
-            published[s] = snap
-        } else {
-            published[s] = nil
+        if let snap = sessionSnapshot(s) {
+            if let old = published.updateValue(snap, forKey: s), old == snap { return }
+            emit(.publishSession(s, snap))
+        } else if published.removeValue(forKey: s) != nil {
+            emit(.publishSession(s, nil))
         }
-        emit(.publishSession(s, snap))
     }
 
     mutating func globalSnapshot() -> GlobalSnapshot {

@@ -71,11 +71,14 @@ public struct SessionPolicy: Sendable {
 
     /// Handles one event and returns the effects, in the order the module must run them.
     public mutating func handle(_ event: Event) -> [Effect] {
+        // Effects are returned, so a new array each event (room for a typical decision); the
+        // scratch sets keep their storage unless a fan-out made them large.
         fx = []
-        touched = []
+        fx.reserveCapacity(16)
+        Self.clear(&touched)
         refreshAll = false
         hintDirty = false
-        justActivated = []
+        Self.clear(&justActivated)
         switch event {
         case .clientAdded(let c, let props): clientAdded(c, props)
         case .clientChanged(let c, let props): clientChanged(c, props)
@@ -109,7 +112,7 @@ public struct SessionPolicy: Sendable {
         finish()
         let out = fx
         fx = []
-        touched = []
+        Self.clear(&touched)
         return out
     }
 
@@ -152,6 +155,10 @@ public struct SessionPolicy: Sendable {
             lastGlobal = g
             fx.append(.publishGlobal(g))
         }
+    }
+
+    static func clear(_ set: inout Set<SessionID>) {
+        if set.capacity > 64 { set = [] } else { set.removeAll(keepingCapacity: true) }
     }
 
     mutating func emit(_ e: Effect) { fx.append(e) }
