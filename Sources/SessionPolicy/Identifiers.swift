@@ -41,12 +41,19 @@ public enum SessionID: Hashable, Comparable, Sendable, CustomStringConvertible {
     case client(ClientID)
     case stream(NodeID)
 
+    /// Client sessions first, then legacy sessions, each by id (the order effects follow).
+    public static func < (a: SessionID, b: SessionID) -> Bool { a.orderKey < b.orderKey }
+
+    private var orderKey: UInt64 {
+        switch self {
+        case .client(let c): return UInt64(c.raw)
+        case .stream(let n): return UInt64(n.raw) | (1 << 32)
+        }
+    }
+
     /// One 64-bit word per session (kind and id): every policy decision hashes sessions often.
     public func hash(into hasher: inout Hasher) {
-        switch self {
-        case .client(let c): hasher.combine(UInt64(c.raw))
-        case .stream(let n): hasher.combine(UInt64(n.raw) | (1 << 32))
-        }
+        hasher.combine(orderKey)
     }
 
     public var description: String {

@@ -76,7 +76,10 @@ extension SessionPolicy {
     mutating func refreshHints() {
         var targets: [SessionID]
         if hintDirty {
+            // A flip reaches every active session (R22): room for their notices and publications.
             targets = active.sorted()
+            touched.reserveCapacity(touched.count + targets.count)
+            fx.reserveCapacity(fx.count + 2 * targets.count + 1)
         } else {
             // Only the sessions this event touched or activated can have a new hint.
             targets = []

@@ -145,9 +145,10 @@ public struct SessionPolicy: Sendable {
     /// The end of every event: membership of the derived sets, gains, hints, publishing.
     mutating func finish() {
         for s in touched { updateMembership(s) }
-        var targets = touched
-        if refreshAll { targets.formUnion(active) }
-        for s in targets.sorted() { refreshGains(s) }
+        // A sorted array, not a copy of `touched`: `refreshGains` inserts into `touched`, and a
+        // copy still alive would make that insert duplicate the whole set.
+        let targets = refreshAll ? touched.union(active).sorted() : touched.sorted()
+        for s in targets { refreshGains(s) }
         refreshHints()
         for s in touched.sorted() { publish(s) }
         let g = globalSnapshot()
