@@ -139,7 +139,7 @@ extension Integration {
         @Test func hostileDeclarationsFromAThousandClientsEachGetAnErrorAndChangeNothingElse() throws {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }
-            let music = try tone(in: sandbox, seconds: 120, name: "music.wav")
+            let music = try tone(in: sandbox, seconds: 900, name: "music.wav")
             let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
             let stateBefore = try sandbox.sessionState(subject: node)
