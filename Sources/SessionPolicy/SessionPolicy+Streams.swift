@@ -129,7 +129,18 @@ extension SessionPolicy {
     /// R16: the program re-activated a node the policy paused (the user pressed play).
     mutating func streamActivationRequested(_ n: NodeID) {
         guard var st = streams[n], let s = sessionOf(n) else { return }
-        guard let t = traits(s), !t.unmanaged else { return }
+        guard let t = traits(s), !t.unmanaged else {
+            // The policy holds no unmanaged stream (e.g. its client withdrew the
+            // declaration and its role is Production): a pause left from before is released.
+            if st.pausedByPolicy {
+                st.pausedByPolicy = false
+                st.running = true
+                streams[n] = st
+                touched.insert(s)
+                emit(.resume(n))
+            }
+            return
+        }
         guard st.pausedByPolicy else {
             if !st.running { streamRunning(n, true) }
             return
