@@ -71,6 +71,8 @@ public final class AudioOutput: Sendable {
         props["media.type"] = props["media.type"] ?? "Audio"
         props["media.category"] = props["media.category"] ?? "Playback"
         props["media.name"] = props["media.name"] ?? name
+        // The session manager keys the user's stream volume on it (WirePlumber restore-stream).
+        if let app = session.configuration.applicationName { props["application.name"] = props["application.name"] ?? app }
         let stream = connection.makePlaybackStream(
             name: name, properties: props, rate: UInt32(clamping: rate), channels: UInt32(clamping: channels),
             active: !paused, render: render, stateChanged: { [weak self] st, _ in

@@ -112,6 +112,8 @@ extension AudioSession {
             s.session = nil
             s.sessions.removeAll()
             s.global = nil
+            // A new policy instance numbers its events from the start again.
+            s.lastSequence = -1
             // After a reset the application reactivates (R40): nothing is requested any more.
             s.requestedActive = nil
             let w = s.waiters

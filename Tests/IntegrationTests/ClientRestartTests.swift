@@ -56,6 +56,14 @@ extension Integration {
             #expect(try sandbox.run(["wpctl", "set-volume", String(node), "0.35"]).status == 0)
             try sandbox.waitUntil(timeout: 10, "the volume to apply") { try Self.streamVolume(sandbox, node: node) == "Volume: 0.35" }
 
+            // WirePlumber's restore-stream has recorded it (it saves a moment later).
+            let stateFile = sandbox.directory + "/state/wireplumber/restore-stream"
+            try sandbox.waitUntil(timeout: 30, "WirePlumber to save the player's volume") {
+                ((try? String(contentsOfFile: stateFile, encoding: .utf8)) ?? "").split(separator: "\n").contains {
+                    $0.hasPrefix("Output/Audio:") && $0.contains(":channelVolumes=0.04")
+                }
+            }
+
             try Self.restartPipeWire(sandbox)
 
             try Client.waitFor(player, "mediaServicesWereLost", timeout: 30, Client.event("mediaServicesWereLost"))
