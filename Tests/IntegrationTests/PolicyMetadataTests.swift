@@ -162,23 +162,26 @@ extension Integration {
                 { _ in "audio.session.category=\"\" audio.session.active=\"\(junk(5))\"" },
                 { _ in "audio.session.category=playAndRecord audio.session.mode=spokenAudio audio.session.options=\"\(String(repeating: "duckOthers,", count: 300))\"" },
             ]
-            let total = 1000, perProcess = 100
-            for batch in 0..<(total / perProcess) {
-                let props = (0..<perProcess).map { i in kinds[(batch * perProcess + i) % kinds.count](i) }
-                try Self.runCLI(sandbox, Self.streamsScript(props), name: "hostile-\(batch)") {
-                    Self.events(path).filter { $0["type"] as? String == "declarationRefused" }.count >= (batch + 1) * perProcess
-                }
-            }
+            // 1,000 clients, each with one stream carrying a hostile declaration,
+            // created one after the other by a fixture (Tests/Fixtures/stress-clients.c).
+            let total = 1000
+            let lines = (0..<total).map { i in "{ node.name=it-hostile-\(i) \(kinds[i % kinds.count](i)) }" }
+            let input = sandbox.directory + "/tmp/hostile.txt"
+            try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+            let fixture = Support.checkoutRoot + "/build/meson/audio-session-stress-clients"
+            #expect(FileManager.default.isExecutableFile(atPath: fixture), "build the fixture with make module")
+            let clients = try sandbox.spawn(["sh", "-c", "exec \(fixture) < \(input)"])
+            defer { clients.terminate() }
             // PipeWire reuses a departed client's id: count refusals, not distinct ids.
-            try? sandbox.waitUntil(timeout: 30, poll: 0.5, "an error event for each of the 1,000 clients") {
+            try? sandbox.waitUntil(timeout: 120, poll: 0.5, "an error event for each of the 1,000 clients") {
                 Self.events(path).filter { $0["type"] as? String == "declarationRefused" }.count >= total
             }
             let seqs = Self.events(path).compactMap { $0["seq"] as? Int }
             #expect(zip(seqs, seqs.dropFirst()).allSatisfy { $1 == $0 + 1 }, "gaps in \(seqs.count) sequence numbers")
             if !monitor.isRunning { Issue.record("the subscriber exited: \(monitor.logTail())") }
             let refused = Self.events(path).filter { $0["type"] as? String == "declarationRefused" }
-            let clients = Set(refused.compactMap { ($0["session"] as? [String: Any])?["id"] as? Int })
-            print("hostile: \(refused.count) refusal events (client ids reused: \(clients.count) distinct); daemon pids \(sandbox.daemonPIDs)")
+            let ids = Set(refused.compactMap { ($0["session"] as? [String: Any])?["id"] as? Int })
+            print("hostile: \(refused.count) refusal events from \(ids.count) distinct session ids; daemon pids \(sandbox.daemonPIDs)")
             #expect(refused.count == total)
             let alive = sandbox.daemonProcesses.allSatisfy { $0.isRunning }
             #expect(alive, "a daemon died")
