@@ -47,6 +47,10 @@ public enum DeclarationKey {
     public static let mode = "audio.session.mode"
     public static let options = "audio.session.options"
     public static let active = "audio.session.active"
+    /// A counter the client library bumps on every `setActive` call, so that asking
+    /// again for the same `active` value is still a request that gets an answer
+    /// (PipeWire reports no change for a property set to the value it has).
+    public static let activationRequest = "audio.session.activation-request"
     public static let deactivation = "audio.session.deactivation"
     public static let prefersNoInterruptionsFromSystemAlerts = "audio.session.prefers-no-interruptions-from-system-alerts"
     public static let prefersInterruptionOnRouteDisconnect = "audio.session.prefers-interruption-on-route-disconnect"

@@ -169,8 +169,11 @@ extension SessionPolicy {
                 code: .badParam, message: "SPEC 1: audio.session.active must be true or false, not \(SessionError.quote(value))"))))
             return
         }
-        guard m.requestedActive != wanted else { return }
+        // A new value, or the same value asked again (a new request counter): answer it.
+        let request = clients[c]?.properties[DeclarationKey.activationRequest]
+        guard m.requestedActive != wanted || (request != nil && request != m.activationRequest) else { return }
         m.requestedActive = wanted
+        m.activationRequest = request
         marks[s] = m
         if wanted {
             activate(s, explicit: true)
@@ -193,6 +196,9 @@ extension SessionPolicy {
         touched.insert(s)
         guard isActive(s), let t = traits(s), t != before else { return }
         updateMembership(s)
+        // R3: an active ducker whose priority, mode or alert kind changed ducks others
+        // differently even when it stays a ducker (membership unchanged): refresh everyone.
+        if membership[s]?.contains(.ducker) == true { refreshAll = true }
         if case .allowed(let victims) = arbitrate(s, t) {
             for v in victims { interrupt(v, cause: .session(s), reason: .default) }
         }

@@ -160,6 +160,8 @@ public struct SessionMarks: Sendable, Equatable {
     public var activationOrder: UInt64 = 0
     /// The last `audio.session.active` value seen (explicit activation).
     public var requestedActive: Bool?
+    /// The last `audio.session.activation-request` counter seen with it.
+    public var activationRequest: String?
     public var interruption: InterruptionMark?
     /// The last `silenceSecondaryAudioHint` told (R22).
     public var hintTold: Bool = false
