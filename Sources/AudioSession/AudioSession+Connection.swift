@@ -163,10 +163,6 @@ extension AudioSession {
             switch e.notification {
             case .activation(let r):
                 guard !s.waiters.isEmpty else { return (.none, subs) }
-                if s.waiters[0].skip > 0 {
-                    s.waiters[0].skip -= 1
-                    return (.none, subs)
-                }
                 return (.resume(s.waiters.removeFirst(), r), subs)
             case .interruptionBegan(let r): return (.notify(.interruption(.began(reason: r))), subs)
             case .interruptionEnded(let b): return (.notify(.interruption(.ended(shouldResume: b))), subs)

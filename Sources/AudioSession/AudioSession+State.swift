@@ -4,8 +4,6 @@ import Synchronization
 /// One `setActive` waiting for its `activation` answer.
 struct ActivationWaiter {
     var id: UInt64
-    /// Answers to skip first (a re-request sends false then true).
-    var skip: Int
     var continuation: CheckedContinuation<Result<ActivationWarning?, SessionError>, Never>
 }
 
@@ -15,6 +13,9 @@ struct SessionClientState: ~Copyable {
     /// A declaration was made (setCategory or setActive): publish `audio.session.*`.
     var declared = false
     var requestedActive: Bool?
+    /// Bumped on every setActive: `audio.session.activation-request`, so that asking
+    /// again for the same value is a new request the policy answers.
+    var activationRequests: UInt64 = 0
     var notifyOnDeactivation = false
     var control: [String: String] = [:]
     var outputOverride: PortOverride = .none
@@ -59,6 +60,7 @@ struct SessionClientState: ~Copyable {
         p[DeclarationKey.prefersInterruptionOnRouteDisconnect] = d.prefersInterruptionOnRouteDisconnect ? "true" : "false"
         if let a = requestedActive {
             p[DeclarationKey.active] = a ? "true" : "false"
+            p[DeclarationKey.activationRequest] = String(activationRequests)
             if !a { p[DeclarationKey.deactivation] = notifyOnDeactivation ? DeclarationKey.notifyOthersOnDeactivation : "none" }
         }
         return p

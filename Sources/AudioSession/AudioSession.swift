@@ -144,35 +144,24 @@ public final class AudioSession: Sendable {
             try? await Task.sleep(for: .milliseconds(20))
         }
         let notify = options.contains(.notifyOthersOnDeactivation)
-        enum Plan { case done, send(toggle: Bool) }
-        let plan = state.withLock { s -> Plan in
+        let alreadyThere = state.withLock { s -> Bool in
             s.declared = true
             s.notifyOnDeactivation = notify
-            if s.requestedActive == active {
-                // Already requested: answer from the published state, or
-                // re-request (the policy only hears changes of the property).
-                if (s.session?.active ?? false) == active { return .done }
-                return .send(toggle: true)
-            }
-            return .send(toggle: false)
+            // Already requested and the policy agrees: nothing to ask.
+            return s.requestedActive == active && (s.session?.active ?? false) == active
         }
-        guard case .send(let toggle) = plan else { return nil }
+        if alreadyThere { return nil }
 
         let id = state.withLock { s -> UInt64 in s.nextWaiter &+= 1; return s.nextWaiter }
         let timeout = configuration.activationTimeout
         let result: Result<ActivationWarning?, SessionError> = await withCheckedContinuation { cont in
-            let props: [[String: String]] = state.withLock { s in
-                s.waiters.append(ActivationWaiter(id: id, skip: toggle ? 1 : 0, continuation: cont))
-                var list: [[String: String]] = []
-                if toggle {
-                    s.requestedActive = !active
-                    list.append(s.clientProperties())
-                }
+            let props: [String: String] = state.withLock { s in
+                s.waiters.append(ActivationWaiter(id: id, continuation: cont))
                 s.requestedActive = active
-                list.append(s.clientProperties())
-                return list
+                s.activationRequests &+= 1
+                return s.clientProperties()
             }
-            for p in props { connection?.updateClientProperties(p) }
+            connection?.updateClientProperties(props)
             Task.detached { [weak self] in
                 try? await Task.sleep(for: timeout)
                 self?.expireWaiter(id)
