@@ -42,7 +42,7 @@ integration-test: build
 
 test: unit-test integration-test
 
-bench: build
+bench: module
 	./scripts/bench.sh
 
 clean:

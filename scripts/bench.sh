@@ -1,8 +1,57 @@
 #!/bin/sh
-# make bench: the benchmarks. For now the policy core's decision cost
-# (BENCHMARKS.md, "Policy core decision cost"); the daemon-level comparison
-# with stock WirePlumber comes with the benchmark issue.
+# make bench: the audio-session module against stock PipeWire 0.3.65 + WirePlumber 0.4.13,
+# measured in private headless sandboxes, plus the policy core's decision cost.
+# Writes bench-out/results.json, bench-out/policy.json, docs/bench/*.png, BENCHMARKS.md and
+# the Benchmarks section of README.md. Arguments are passed to audio-session-bench
+# (e.g. --quick, --hl-trials 20); see Sources/audio-session-bench/main.swift.
+#
+# Installs what it needs on Debian 12 when run as root (the build's packages through
+# scripts/ensure-deps.sh, and python3-matplotlib for the plots); otherwise says what is missing.
 set -eu
 cd "$(dirname "$0")/.."
-echo "policy core decision cost (release build):" >&2
-swift run -c release session-policy-bench "$@"
+start=$(date +%s)
+out=bench-out
+mkdir -p "$out" docs/bench
+
+./scripts/ensure-deps.sh
+
+# The plotting tool: Debian's matplotlib for Debian's python3 (not a pyenv/venv python).
+if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "bench: installing python3-matplotlib (plots)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q --no-install-recommends python3-matplotlib >&2 ||
+      { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends python3-matplotlib >&2; }
+  else
+    echo "bench: missing Debian package python3-matplotlib; install it with: sudo apt-get install -y python3-matplotlib" >&2
+    exit 1
+  fi
+fi
+
+# The module (make bench depends on make module) must be there: the sandbox loads it from build/meson.
+if [ ! -f build/meson/libpipewire-module-audio-session.so ]; then
+  echo "bench: build/meson/libpipewire-module-audio-session.so is missing (run make module)" >&2
+  exit 1
+fi
+
+echo "bench: building audio-session-bench and session-policy-bench (release)" >&2
+swift build -c release --product audio-session-bench >&2
+swift build -c release --product session-policy-bench >&2
+bin=$(swift build -c release --show-bin-path)
+
+echo "bench: policy core decision cost (session-policy-bench --json)" >&2
+if "$bin/session-policy-bench" --json > "$out/policy.json.tmp"; then
+  mv "$out/policy.json.tmp" "$out/policy.json"
+else
+  echo "bench: session-policy-bench failed; the report says so" >&2
+  rm -f "$out/policy.json.tmp" "$out/policy.json"
+fi
+
+echo "bench: audio-session-bench (module vs stock WirePlumber, in sandboxes)" >&2
+AUDIO_SESSION_MODULE_DIR="$PWD/build/meson" "$bin/audio-session-bench" --out "$out" --command "make bench" "$@"
+
+end=$(date +%s)
+echo "bench: plots and BENCHMARKS.md" >&2
+/usr/bin/python3 scripts/plot.py --results "$out/results.json" --policy "$out/policy.json" \
+  --out docs/bench --markdown BENCHMARKS.md --readme README.md --wall $((end - start))
+echo "bench: done in $(( $(date +%s) - start )) s (BENCHMARKS.md, docs/bench/*.png)" >&2

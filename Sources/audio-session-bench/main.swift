@@ -1,1 +1,284 @@
-print("audio-session-bench: not yet")
+// make bench: the audio-session module against stock PipeWire 0.3.65 + WirePlumber 0.4.13,
+// measured in private headless sandboxes on this machine, with real programs.
+//
+// Usage: audio-session-bench [--out DIR] [--quick] [--only SECTION,...] [--systems module,baseline]
+//            [--hl-trials N] [--duck-trials N] [--interrupt-trials N] [--notify-trials N]
+//            [--idle-seconds S] [--streams N] [--toggle-events N] [--churn-seconds S]
+//            [--churn-rate R] [--churn-live N] [--command TEXT]
+// Writes DIR/results.json (default bench-out/). scripts/bench.sh runs it, then
+// scripts/plot.py turns the JSON into BENCHMARKS.md and docs/bench/*.png.
+//
+// `audio-session-bench helper ...` is this program run inside a sandbox (Helpers.swift).
+import Foundation
+import Sandbox
+#if canImport(Glibc)
+import Glibc
+#endif
+
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "helper" {
+    exit(await Helper.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
+// MARK: Options
+
+let (opts, flags): ([String: String], Set<String>) = {
+    var opts: [String: String] = [:]
+    var flags = Set<String>()
+    var i = 1
+    let args = CommandLine.arguments
+    while i < args.count {
+        let a = args[i]
+        if a.hasPrefix("--"), i + 1 < args.count, !args[i + 1].hasPrefix("--"), !["--quick"].contains(a) {
+            opts[String(a.dropFirst(2))] = args[i + 1]
+            i += 2
+        } else {
+            flags.insert(String(a.dropFirst(2)))
+            i += 1
+        }
+    }
+    return (opts, flags)
+}()
+let quick = flags.contains("quick")
+func optInt(_ k: String, _ full: Int, _ q: Int) -> Int { opts[k].flatMap(Int.init) ?? (quick ? q : full) }
+func optDouble(_ k: String, _ full: Double, _ q: Double) -> Double { opts[k].flatMap(Double.init) ?? (quick ? q : full) }
+
+let outDir = opts["out"] ?? "bench-out"
+let sections = Set((opts["only"] ?? "idle,headphones,duck,interrupt,notify,streams,cpu,churn").split(separator: ",").map(String.init))
+let systems = (opts["systems"] ?? "module,baseline").split(separator: ",").map(String.init)
+let hlTrials = optInt("hl-trials", 100, 5)
+let hlSettle = optDouble("hl-settle", 0.1, 0.1)
+let duckTrials = optInt("duck-trials", 10, 2)
+let baselineDuckTrials = optInt("baseline-duck-trials", 5, 2)
+let interruptTrials = optInt("interrupt-trials", 10, 2)
+let baselineInterruptTrials = optInt("baseline-interrupt-trials", 5, 2)
+let notifyTrials = optInt("notify-trials", 200, 20)
+let idleSeconds = optDouble("idle-seconds", 20, 5)
+let streamCount = optInt("streams", 200, 50)
+let toggleEvents = optInt("toggle-events", 2000, 400)
+let toggleRate = optDouble("toggle-rate", 200, 200)
+let churnSeconds = optDouble("churn-seconds", 60, 10)
+let churnRate = optDouble("churn-rate", 50, 50)
+let churnLive = optInt("churn-live", 200, 50)
+
+// MARK: Results
+
+struct SystemResult: Codable {
+    var system: String
+    var description: String
+    var sandboxStartSeconds: Double?
+    var sandboxError: String?
+    var daemonRestarts: Int = 0
+    var idle: IdleResult?
+    var headphoneLoss: [HeadphoneLossClient]?
+    var duck: DuckResult?
+    var interrupt: InterruptResult?
+    var notify: NotifyResult?
+    var streams: StreamsResult?
+    var cpu: CPUResult?
+    var churn: ChurnResult?
+    var seconds: Double = 0
+}
+
+struct Parameters: Codable {
+    var hlTrials: Int, duckTrials: Int, baselineDuckTrials: Int, interruptTrials: Int, baselineInterruptTrials: Int
+    var notifyTrials: Int, idleSeconds: Double, streams: Int, toggleEvents: Int, toggleRate: Double
+    var churnSeconds: Double, churnRate: Double, churnLive: Int, quick: Bool
+}
+
+struct Results: Codable {
+    var machine: Machine
+    var parameters: Parameters
+    var systems: [SystemResult]
+    var totalSeconds: Double = 0
+    var modulePath: String?
+}
+
+var results = Results(
+    machine: Machine.collect(command: opts["command"] ?? "make bench"),
+    parameters: Parameters(hlTrials: hlTrials, duckTrials: duckTrials, baselineDuckTrials: baselineDuckTrials,
+                           interruptTrials: interruptTrials, baselineInterruptTrials: baselineInterruptTrials,
+                           notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
+                           toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
+                           churnRate: churnRate, churnLive: churnLive, quick: quick),
+    systems: [])
+
+try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+
+@MainActor func save() {
+    let enc = JSONEncoder()
+    enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+    enc.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    do {
+        try enc.encode(results).write(to: URL(fileURLWithPath: outDir + "/results.json"))
+    } catch {
+        progress("cannot write \(outDir)/results.json: \(error)")
+    }
+}
+
+// MARK: Run
+
+/// Results of one system, filled by sections that may run on other threads.
+final class Box<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T
+    init(_ v: T) { value = v }
+    func update(_ f: (inout T) -> Void) { lock.lock(); f(&value); lock.unlock() }
+    var get: T { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+/// One system's sandbox; restarted when a daemon died (recorded: a crash is a finding).
+final class Runner: @unchecked Sendable {
+    let system: String
+    let module: Bool
+    var sandbox: Sandbox?
+    let result: Box<SystemResult>
+    let started = Date()
+
+    init(system: String) {
+        self.system = system
+        module = system == "module"
+        result = Box(SystemResult(system: system, description: module ?
+            "PipeWire 0.3.65 + WirePlumber 0.4.13 + libpipewire-module-audio-session" :
+            "stock PipeWire 0.3.65 + WirePlumber 0.4.13 (sandbox --no-module)"))
+    }
+
+    func start() {
+        let t0 = Date()
+        progress("== \(system): starting the sandbox")
+        do {
+            sandbox = try Sandbox.start(SandboxOptions(loadModule: module))
+            let dt = Date().timeIntervalSince(t0)
+            result.update { $0.sandboxStartSeconds = dt }
+        } catch {
+            let e = describe(error)
+            result.update { $0.sandboxError = e }
+            progress("   \(system): sandbox failed: \(e)")
+        }
+    }
+
+    /// The sandbox, restarted if a daemon exited.
+    func alive() -> Sandbox? {
+        guard let s = sandbox else { return nil }
+        if s.daemonsAlive { return s }
+        let dead = s.daemonProcesses.filter { !$0.isRunning }.map { "\($0.name) (status \($0.exitStatus ?? -1))" }
+        progress("   \(system): a daemon exited: \(dead.joined(separator: ", ")); restarting the sandbox")
+        result.update { $0.daemonRestarts += 1 }
+        s.stop()
+        sandbox = try? Sandbox.start(SandboxOptions(loadModule: module))
+        return sandbox
+    }
+
+    func section(_ name: String, _ body: (Sandbox, inout SystemResult) -> Void) {
+        guard sections.contains(name), let s = alive() else { return }
+        let s0 = Date()
+        progress("-- \(system): \(name)")
+        var r = result.get
+        body(s, &r)
+        let final = r
+        result.update { $0 = final }
+        progress(String(format: "   %@ %@ done in %.1f s", system, name, Date().timeIntervalSince(s0)))
+    }
+
+    func stop() {
+        sandbox?.stop()
+        sandbox = nil
+        let dt = Date().timeIntervalSince(started)
+        result.update { $0.seconds = dt }
+    }
+}
+
+let runners = systems.map { Runner(system: $0) }
+let allRunners = runners
+for sig in [SIGINT, SIGTERM] {
+    signal(sig) { s in
+        // Best effort: the daemons are in their own process groups.
+        for r in allRunners { r.sandbox?.stop() }
+        _exit(128 + s)
+    }
+}
+
+@MainActor func collect() {
+    results.systems = runners.map { $0.result.get }
+    save()
+}
+
+/// Runs `body` for every runner at once (sections that only wait on the graph).
+func concurrently(_ body: @escaping @Sendable (Runner) -> Void) {
+    let group = DispatchGroup()
+    for r in runners {
+        DispatchQueue.global().async(group: group) { body(r) }
+    }
+    group.wait()
+}
+
+progress("audio-session-bench: \(results.machine.cpuModel), \(results.machine.nproc) cores, load \(results.machine.loadAverageStart)")
+progress("sections: \(sections.sorted().joined(separator: ",")); systems: \(systems.joined(separator: ","))" + (quick ? " (quick)" : ""))
+
+// Phase 1, both sandboxes at once: start, idle cost (each daemon's own counters), headphone loss
+// (each trial waits on its own graph; the two systems' trials run side by side).
+concurrently { r in r.start() }
+if let m = runners.first(where: \.module)?.sandbox { results.modulePath = m.modulePath }
+concurrently { r in
+    r.section("idle") { s, res in
+        res.idle = DaemonCost.idle(s, seconds: idleSeconds)
+        if let i = res.idle {
+            progress("   \(r.system) pipewire idle: RSS \(i.rssKiB.map(String.init) ?? "?") KiB, \(i.wakeupsPerMinute.map { String(format: "%.1f", $0) } ?? "?") wake-ups/min" + (i.error.map { " (\($0))" } ?? ""))
+        }
+    }
+}
+collect()
+concurrently { r in
+    r.section("headphones") { s, res in
+        res.headphoneLoss = HeadphoneLoss.run(s, system: r.system, trials: hlTrials, settle: hlSettle)
+    }
+}
+collect()
+
+// Phase 2, one system at a time (timings, CPU and memory): the other sandbox is stopped.
+for r in runners.dropFirst() { r.sandbox?.stop(); r.sandbox = nil }
+for r in runners {
+    if r.sandbox == nil && r.result.get.sandboxError == nil { r.start() }
+    r.section("duck") { s, res in
+        res.duck = DuckInterrupt.duck(s, system: r.system, trials: r.module ? duckTrials : baselineDuckTrials)
+    }
+    collect()
+    r.section("interrupt") { s, res in
+        res.interrupt = DuckInterrupt.interrupt(s, system: r.system, trials: r.module ? interruptTrials : baselineInterruptTrials)
+    }
+    collect()
+    r.section("notify") { s, res in
+        res.notify = DaemonCost.notify(s, trials: r.module ? notifyTrials : 1, module: r.module)
+        if let n = res.notify {
+            progress("   notification latency: " + (n.ok ? String(format: "p50 %.3f ms, p99 %.3f ms (%d events, %d failed)",
+                                                           n.allMs.median ?? .nan, n.allMs.p99 ?? .nan, n.allMs.n, n.failed)
+                                                   : "not measured: \(n.error ?? "")"))
+        }
+    }
+    r.section("streams") { s, res in
+        res.streams = DaemonCost.streams(s, count: streamCount, idleRSS: res.idle?.rssKiB)
+        if let x = res.streams {
+            progress("   \(x.streams ?? 0) streams: pipewire RSS \(x.rssKiB.map(String.init) ?? "?") KiB" + (x.error.map { " (\($0))" } ?? ""))
+        }
+    }
+    collect()
+    r.section("cpu") { s, res in
+        res.cpu = DaemonCost.cpu(s, events: toggleEvents, rate: toggleRate)
+        if let c = res.cpu {
+            progress("   CPU: \(c.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") per 1,000 stream pause/resume events" + (c.error.map { " (\($0))" } ?? ""))
+        }
+    }
+    r.section("churn") { s, res in
+        res.churn = DaemonCost.churn(s, seconds: churnSeconds, rate: churnRate, live: churnLive)
+        if let c = res.churn {
+            progress("   churn: RSS \(c.rssBeforeKiB ?? 0) -> \(c.rssAfterKiB ?? 0) KiB, \(c.streamEventsPerSecond.map { String(format: "%.0f", $0) } ?? "?") stream events/s, xrun log lines \(c.xrunLogLines ?? -1)" + (c.error.map { " (\($0))" } ?? ""))
+        }
+    }
+    r.stop()
+    collect()
+    progress(String(format: "== %@ done", r.system))
+}
+
+results.machine.loadAverageEnd = Proc.loadAverage()
+results.totalSeconds = Date().timeIntervalSince(benchStart)
+collect()
+progress("wrote \(outDir)/results.json")

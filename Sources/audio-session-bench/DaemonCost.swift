@@ -1,0 +1,286 @@
+import Foundation
+import Sandbox
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct IdleResult: Codable {
+    var ok: Bool
+    var error: String?
+    var rssKiB: Int?
+    var windowSeconds: Double
+    var voluntary: Int?
+    var involuntary: Int?
+    var threads: Int?
+    /// (voluntary + involuntary context switches of all threads) scaled to one minute.
+    var wakeupsPerMinute: Double?
+    var cpuMsInWindow: Double?
+}
+
+struct StreamsResult: Codable {
+    var ok: Bool
+    var error: String?
+    var requested: Int
+    var streams: Int?
+    var rssKiB: Int?
+    var rssIdleKiB: Int?
+}
+
+struct CPUResult: Codable {
+    var ok: Bool
+    var error: String?
+    var events: Int
+    var seconds: Double?
+    var cpuMs: Double?
+    var cpuMsPerThousand: Double?
+    var ticks: Int?
+}
+
+struct ChurnResult: Codable {
+    var ok: Bool
+    var error: String?
+    var seconds: Double?
+    var live: Int
+    var rate: Double
+    var created: Int?
+    var destroyed: Int?
+    var failed: Int?
+    var maxLateMs: Double?
+    var rssBeforeKiB: Int?
+    var rssAfterKiB: Int?
+    var rssPeakKiB: Int?
+    var cpuMs: Double?
+    var cpuMsPerThousandStreamEvents: Double?
+    /// `audio-session` metadata updates a listener saw during the churn (the policy's decisions as published).
+    var metadataUpdates: Int?
+    var metadataUpdatesPerSecond: Double?
+    /// Stream creations + destructions per second handled.
+    var streamEventsPerSecond: Double?
+    /// Lines in the daemon's log (warnings and errors) that report xruns or late clients during the churn.
+    var xrunLogLines: Int?
+    var xrunSamples: [String]
+    /// The churn helper (an AudioSession client) died: what it printed.
+    var helperCrashes: [String] = []
+}
+
+struct NotifyResult: Codable {
+    var ok: Bool
+    var error: String?
+    var method: String
+    var beganMs: Stats
+    var endedMs: Stats
+    var allMs: Stats
+    var failed: Int
+    var errors: [String]
+}
+
+enum DaemonCost {
+    /// Waits until both sinks are suspended (WirePlumber suspends idle nodes after 5 s).
+    static func waitSuspended(_ sandbox: Sandbox) throws {
+        try sandbox.waitUntil(timeout: 20, poll: 0.5, "the sinks to be suspended") {
+            let nodes = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Node")
+            let sinks = nodes.filter { Sandbox.props($0)["media.class"] as? String == "Audio/Sink" }
+            let streams = nodes.filter { (Sandbox.props($0)["media.class"] as? String ?? "").hasPrefix("Stream/") }
+            return streams.isEmpty && !sinks.isEmpty && sinks.allSatisfy { Sandbox.state($0) == "suspended" }
+        }
+    }
+
+    static func idle(_ sandbox: Sandbox, seconds: Double) -> IdleResult {
+        var r = IdleResult(ok: false, windowSeconds: seconds)
+        do {
+            guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
+            try waitSuspended(sandbox)
+            usleep(500_000)
+            r.rssKiB = Proc.rssKiB(pid)
+            guard let c0 = Proc.contextSwitches(pid), let cpu0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+            usleep(useconds_t(seconds * 1_000_000))
+            guard let c1 = Proc.contextSwitches(pid), let cpu1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+            r.voluntary = c1.voluntary - c0.voluntary
+            r.involuntary = c1.involuntary - c0.involuntary
+            r.threads = c1.threads
+            r.wakeupsPerMinute = Double(r.voluntary! + r.involuntary!) * 60 / seconds
+            r.cpuMsInWindow = (cpu1 - cpu0) / 1e6
+            r.ok = true
+        } catch { r.error = describe(error) }
+        return r
+    }
+
+    static func streams(_ sandbox: Sandbox, count: Int, idleRSS: Int?) -> StreamsResult {
+        var r = StreamsResult(ok: false, requested: count, rssIdleKiB: idleRSS)
+        do {
+            guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
+            let h = try sandbox.spawn([selfPath(), "helper", "streams", String(count)])
+            defer { h.terminate(signal: SIGKILL, timeout: 3) }
+            try sandbox.waitUntil(timeout: 40, poll: 0.1, "\(count) streams") {
+                guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
+                return helperOutput(h).contains("READY")
+            }
+            // Let them all start running and WirePlumber link them.
+            try sandbox.waitUntil(timeout: 20, poll: 0.25, "the streams to be linked") {
+                Graph.streamCount(try sandbox.dump()) >= count
+            }
+            sleep(2)
+            r.streams = Graph.streamCount(try sandbox.dump())
+            r.rssKiB = Proc.rssKiB(pid)
+            r.ok = true
+        } catch { r.error = describe(error) }
+        // The streams go with the helper; wait until the graph is back to idle.
+        try? sandbox.waitUntil(timeout: 20, poll: 0.2, "the streams to go") { Graph.streamCount(try sandbox.dump()) == 0 }
+        return r
+    }
+
+    static func cpu(_ sandbox: Sandbox, events: Int, rate: Double) -> CPUResult {
+        var r = CPUResult(ok: false, events: events)
+        let startFile = sandbox.directory + "/tmp/toggle-go"
+        do {
+            guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
+            let h = try sandbox.spawn([selfPath(), "helper", "toggle", String(events), String(rate), startFile])
+            defer { h.terminate(signal: SIGKILL, timeout: 3) }
+            try sandbox.waitUntil(timeout: 20, poll: 0.05, "the toggling stream") {
+                guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
+                return helperOutput(h).contains("READY")
+            }
+            usleep(300_000)
+            guard let c0 = Proc.cpuNanoseconds(pid), let t0 = Proc.cpuTicks(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+            FileManager.default.createFile(atPath: startFile, contents: nil)
+            try sandbox.waitUntil(timeout: Double(events) / rate + 30, poll: 0.02, "the toggles") {
+                guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
+                return helperOutput(h).contains("DONE")
+            }
+            guard let c1 = Proc.cpuNanoseconds(pid), let t1 = Proc.cpuTicks(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+            let res = helperResult(h)
+            r.seconds = res?["seconds"] as? Double
+            r.cpuMs = (c1 - c0) / 1e6
+            r.cpuMsPerThousand = r.cpuMs! * 1000 / Double(events)
+            r.ticks = t1 - t0
+            r.ok = true
+        } catch { r.error = describe(error) }
+        try? sandbox.waitUntil(timeout: 20, poll: 0.2, "the stream to go") { Graph.streamCount(try sandbox.dump()) == 0 }
+        return r
+    }
+
+    static let xrunPatterns = ["xrun", "too slow", "not ready", "underrun", "overrun"]
+
+    /// The churn: a helper keeps `live` streams, destroying the oldest and creating one `rate` times
+    /// a second. Should the helper crash, that is recorded and a new one carries on for the rest.
+    static func churn(_ sandbox: Sandbox, seconds: Double, rate: Double, live: Int) -> ChurnResult {
+        var r = ChurnResult(ok: false, live: live, rate: rate, xrunSamples: [])
+        let log = sandbox.directory + "/logs/pipewire.log"
+        do {
+            guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
+            try waitSuspended(sandbox)
+            r.rssBeforeKiB = Proc.rssKiB(pid)
+            let monitor = try? sandbox.spawn(["pw-metadata", "-m", "-n", "audio-session"])
+            defer { monitor?.terminate(signal: SIGKILL, timeout: 3) }
+            func updates() -> Int { monitor.map { helperOutput($0).components(separatedBy: "update:").count - 1 } ?? 0 }
+            var created = 0, destroyed = 0, failed = 0, crashes = 0, lateMax = 0.0
+            var cpuMs = 0.0, elapsed = 0.0, updateCount = 0
+            var peak = 0
+            let logStart = Sandbox_fileSize(log)
+            var attempt = 0
+            while elapsed < seconds - 0.5 && attempt < 5 {
+                attempt += 1
+                let startFile = sandbox.directory + "/tmp/churn-go-\(attempt)"
+                let h = try sandbox.spawn([selfPath(), "helper", "churn", String(seconds - elapsed), String(rate), String(live), startFile])
+                defer { h.terminate(signal: SIGKILL, timeout: 3) }
+                try sandbox.waitUntil(timeout: 60, poll: 0.1, "\(live) streams") {
+                    guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
+                    return helperOutput(h).contains("READY")
+                }
+                usleep(500_000)
+                let u0 = updates()
+                guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+                let t0 = Date()
+                FileManager.default.createFile(atPath: startFile, contents: nil)
+                var crashed = false
+                try sandbox.waitUntil(timeout: seconds + 60, poll: 0.25, "the churn") {
+                    peak = max(peak, Proc.rssKiB(pid) ?? 0)
+                    if !h.isRunning { crashed = true; return true }
+                    return helperOutput(h).contains("DONE")
+                }
+                let c1 = Proc.cpuNanoseconds(pid) ?? c0
+                cpuMs += (c1 - c0) / 1e6
+                updateCount += updates() - u0
+                if crashed {
+                    crashes += 1
+                    let out = helperOutput(h)
+                    let last = out.split(separator: "\n").last { $0.hasPrefix("PROGRESS ") }?.split(separator: " ")
+                    created += Int(last?[1] ?? "") ?? 0
+                    destroyed += Int(last?[2] ?? "") ?? 0
+                    elapsed += Date().timeIntervalSince(t0)
+                    let why = out.split(separator: "\n").first { $0.contains("crashed") || $0.contains("Fatal") }.map(String.init) ?? "exit status \(h.exitStatus ?? -1)"
+                    r.helperCrashes.append(String(why.prefix(200)))
+                    progress("   churn helper died after \(String(format: "%.1f", elapsed)) s (\(why)); continuing with a new one")
+                    // Its streams go with its connection.
+                    try? sandbox.waitUntil(timeout: 30, poll: 0.2, "the streams to go") { Graph.streamCount(try sandbox.dump()) == 0 }
+                } else {
+                    let res = helperResult(h) ?? [:]
+                    created += res["created"] as? Int ?? 0
+                    destroyed += res["destroyed"] as? Int ?? 0
+                    failed += res["failed"] as? Int ?? 0
+                    lateMax = max(lateMax, res["maxLateMs"] as? Double ?? 0)
+                    elapsed += res["seconds"] as? Double ?? Date().timeIntervalSince(t0)
+                    h.terminate(signal: SIGKILL, timeout: 3)
+                }
+            }
+            r.seconds = elapsed
+            r.created = created
+            r.destroyed = destroyed
+            r.failed = failed
+            r.maxLateMs = lateMax
+            r.rssPeakKiB = peak
+            r.cpuMs = cpuMs
+            // Creations and destructions during the timed churn (the initial `live` ones are set-up).
+            let events = Double(max(0, created - live * attempt) + max(0, destroyed - live * (attempt - crashes)))
+            if events > 0 { r.cpuMsPerThousandStreamEvents = cpuMs * 1000 / events }
+            if elapsed > 0 {
+                r.streamEventsPerSecond = events / elapsed
+                if let m = monitor, m.isRunning {
+                    r.metadataUpdates = updateCount
+                    r.metadataUpdatesPerSecond = Double(updateCount) / elapsed
+                }
+            }
+            let logText = Sandbox_read(log, from: logStart)
+            let lines = logText.split(separator: "\n").filter { l in xrunPatterns.contains { l.lowercased().contains($0) } }
+            r.xrunLogLines = lines.count
+            r.xrunSamples = lines.prefix(3).map { String($0.prefix(200)) }
+            try? sandbox.waitUntil(timeout: 30, poll: 0.2, "the streams to go") { Graph.streamCount(try sandbox.dump()) == 0 }
+            try? waitSuspended(sandbox)
+            r.rssAfterKiB = Proc.rssKiB(pid)
+            r.ok = created > 0
+        } catch { r.error = describe(error) }
+        return r
+    }
+
+    static func notify(_ sandbox: Sandbox, trials: Int, module: Bool) -> NotifyResult {
+        let method = "AudioSession library (Sources/AudioSession): observer callback of session A; clock from just before session B's setActive"
+        var r = NotifyResult(ok: false, method: method, beganMs: Stats([Double]()), endedMs: Stats([Double]()),
+                             allMs: Stats([Double]()), failed: 0, errors: [])
+        do {
+            let h = try sandbox.spawn([selfPath(), "helper", "notify", String(trials), module ? "5" : "2"])
+            defer { h.terminate(signal: SIGKILL, timeout: 3) }
+            try sandbox.waitUntil(timeout: Double(trials) * 2 + 30, poll: 0.05, "the notification helper") { !h.isRunning }
+            guard let res = helperResult(h) else { throw BenchFailure("no result from the helper: \(h.logTail(lines: 5))") }
+            if let e = res["error"] as? String { throw BenchFailure(e) }
+            let began = res["beganMs"] as? [Double] ?? [], ended = res["endedMs"] as? [Double] ?? []
+            r.beganMs = Stats(began)
+            r.endedMs = Stats(ended)
+            r.allMs = Stats(began + ended)
+            r.failed = res["failed"] as? Int ?? 0
+            r.errors = res["errors"] as? [String] ?? []
+            r.ok = !began.isEmpty
+        } catch { r.error = describe(error) }
+        return r
+    }
+}
+
+func Sandbox_fileSize(_ path: String) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+}
+
+func Sandbox_read(_ path: String, from offset: Int) -> String {
+    guard let h = FileHandle(forReadingAtPath: path) else { return "" }
+    defer { try? h.close() }
+    do { try h.seek(toOffset: UInt64(offset)) } catch { return "" }
+    return String(decoding: h.readDataToEndOfFile(), as: UTF8.self)
+}

@@ -1,0 +1,188 @@
+import AudioSession
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `audio-session-bench helper NAME ...`: this program run inside a sandbox (its
+/// environment reaches the sandbox's PipeWire) as an AudioSession client. Results go
+/// to standard output as one `RESULT {json}` line; `READY` / `DONE` lines mark phases.
+enum Helper {
+    static func say(_ s: String) {
+        FileHandle.standardOutput.write(Data((s + "\n").utf8))
+    }
+
+    static func result(_ o: [String: Any]) {
+        if let d = try? JSONSerialization.data(withJSONObject: o), let s = String(data: d, encoding: .utf8) {
+            say("RESULT " + s)
+        }
+    }
+
+    static func waitForFile(_ path: String) {
+        while !FileManager.default.fileExists(atPath: path) { usleep(2_000) }
+    }
+
+    static func nanos(_ d: Duration) -> Double {
+        let c = d.components
+        return Double(c.seconds) * 1e9 + Double(c.attoseconds) / 1e9
+    }
+
+    /// A stream playing silence (legacy: no declaration, no role).
+    static func silentStream(_ session: AudioSession, _ name: String, paused: Bool = false) throws -> AudioOutput {
+        try AudioOutput(session: session, name: name, properties: ["node.name": name], paused: paused) { buf, channels in
+            buf.update(repeating: 0)
+            return buf.count / max(1, channels)
+        }
+    }
+
+    static func run(_ args: [String]) async -> Int32 {
+        guard let name = args.first else { return 2 }
+        let rest = Array(args.dropFirst())
+        func int(_ i: Int, _ d: Int) -> Int { i < rest.count ? Int(rest[i]) ?? d : d }
+        func double(_ i: Int, _ d: Double) -> Double { i < rest.count ? Double(rest[i]) ?? d : d }
+        switch name {
+        case "notify": await notify(trials: int(0, 200), policyTimeout: double(1, 5))
+        case "streams": streams(count: int(0, 200))
+        case "toggle": toggle(events: int(0, 2000), rate: double(1, 200), startFile: rest.count > 2 ? rest[2] : "")
+        case "churn": churn(seconds: double(0, 60), rate: double(1, 50), live: int(2, 200), startFile: rest.count > 3 ? rest[3] : "")
+        default:
+            say("unknown helper \(name)")
+            return 2
+        }
+        return 0
+    }
+
+    // MARK: Notification latency
+
+    /// Session A (playback) is active; session B (playback) activates, which interrupts A (R1),
+    /// then deactivates with notifyOthersOnDeactivation, which ends A's interruption (R7).
+    /// Latency: from just before B's `setActive` call (which publishes `audio.session.active`
+    /// with `pw_core_update_properties`) to A's observer receiving the notification.
+    static func notify(trials: Int, policyTimeout: Double) async {
+        let a = AudioSession(configuration: .init(applicationName: "bench-listener"))
+        let b = AudioSession(configuration: .init(applicationName: "bench-interrupter"))
+        do {
+            try a.setCategory(.playback)
+            try b.setCategory(.playback)
+        } catch {
+            result(["error": "setCategory: \(error)"]); return
+        }
+        let okA = await a.waitForPolicy(timeout: .seconds(policyTimeout))
+        let okB = await b.waitForPolicy(timeout: .seconds(policyTimeout))
+        guard okA && okB else {
+            result(["error": "no audio-session policy reachable within \(policyTimeout) s (AudioSession.waitForPolicy)"]); return
+        }
+        let log = Mutex<[(ContinuousClock.Instant, AudioSessionNotification)]>([])
+        let token = a.addObserver { n in
+            let now = ContinuousClock.now
+            log.withLock { $0.append((now, n)) }
+        }
+        defer { a.removeObserver(token) }
+        func waitFor(after index: Int, _ match: (AudioSessionNotification) -> Bool) async -> ContinuousClock.Instant? {
+            let deadline = ContinuousClock.now + .seconds(1)
+            while ContinuousClock.now < deadline {
+                let hit = log.withLock { l in l.dropFirst(index).first { match($0.1) }?.0 }
+                if let hit { return hit }
+                try? await Task.sleep(for: .microseconds(200))
+            }
+            return nil
+        }
+        var began: [Double] = [], ended: [Double] = []
+        var errors: [String] = []
+        var failed = 0
+        for _ in 0..<trials {
+            do {
+                _ = try await a.setActive(true)
+                let i0 = log.withLock { $0.count }
+                let t0 = ContinuousClock.now
+                _ = try await b.setActive(true)
+                guard let r0 = await waitFor(after: i0, { if case .interruption(.began) = $0 { true } else { false } }) else {
+                    throw BenchFailure("no interruption began within 1 s")
+                }
+                began.append(nanos(r0 - t0) / 1e6)
+                let i1 = log.withLock { $0.count }
+                let t1 = ContinuousClock.now
+                _ = try await b.setActive(false, options: .notifyOthersOnDeactivation)
+                guard let r1 = await waitFor(after: i1, { if case .interruption(.ended) = $0 { true } else { false } }) else {
+                    throw BenchFailure("no interruption ended within 1 s")
+                }
+                ended.append(nanos(r1 - t1) / 1e6)
+            } catch {
+                failed += 1
+                if errors.count < 5 { errors.append("\(error)") }
+                _ = try? await b.setActive(false)
+            }
+        }
+        result(["beganMs": began, "endedMs": ended, "failed": failed, "errors": errors])
+    }
+
+    // MARK: Streams
+
+    static func streams(count: Int) {
+        let session = AudioSession(configuration: .init(applicationName: "bench-streams"))
+        var outs: [AudioOutput] = []
+        for i in 0..<count {
+            do { outs.append(try silentStream(session, "bench-stream-\(i)")) } catch { say("stream \(i): \(error)") }
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline && outs.contains(where: { $0.nodeID == nil }) { usleep(10_000) }
+        say("READY \(outs.filter { $0.nodeID != nil }.count)")
+        while true { sleep(60) }
+    }
+
+    /// One stream paused and resumed `events` times at `rate` per second.
+    static func toggle(events: Int, rate: Double, startFile: String) {
+        let session = AudioSession(configuration: .init(applicationName: "bench-toggle"))
+        guard let out = try? silentStream(session, "bench-toggle") else { say("cannot make a stream"); return }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && out.state != .streaming { usleep(5_000) }
+        say("READY")
+        if !startFile.isEmpty { waitForFile(startFile) }
+        let start = ContinuousClock.now
+        for i in 0..<events {
+            if i % 2 == 0 { out.pause() } else { out.resume() }
+            let next = start + .seconds(Double(i + 1) / rate)
+            let now = ContinuousClock.now
+            if next > now { usleep(useconds_t(nanos(next - now) / 1000)) }
+        }
+        result(["events": events, "seconds": nanos(ContinuousClock.now - start) / 1e9])
+        say("DONE")
+        while true { sleep(60) }
+    }
+
+    /// `live` streams at a time; one created and the oldest destroyed `rate` times per second.
+    static func churn(seconds: Double, rate: Double, live: Int, startFile: String) {
+        let session = AudioSession(configuration: .init(applicationName: "bench-churn"))
+        var outs: [AudioOutput] = []
+        var created = 0, destroyed = 0, failed = 0
+        for i in 0..<live {
+            if let o = try? silentStream(session, "churn-\(i)") { outs.append(o); created += 1 } else { failed += 1 }
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline && outs.contains(where: { $0.nodeID == nil }) { usleep(10_000) }
+        say("READY")
+        if !startFile.isEmpty { waitForFile(startFile) }
+        let start = ContinuousClock.now
+        let total = Int(seconds * rate)
+        var lateMax = 0.0
+        for i in 0..<total {
+            let due = start + .seconds(Double(i) / rate)
+            let now = ContinuousClock.now
+            if due > now { usleep(useconds_t(nanos(due - now) / 1000)) } else { lateMax = max(lateMax, nanos(now - due) / 1e6) }
+            if !outs.isEmpty {
+                outs.removeFirst().stop()
+                destroyed += 1
+            }
+            if let o = try? silentStream(session, "churn-\(live + i)") { outs.append(o); created += 1 } else { failed += 1 }
+            if i % Int(max(1, rate)) == 0 { say("PROGRESS \(created) \(destroyed)") }
+        }
+        let elapsed = nanos(ContinuousClock.now - start) / 1e9
+        for o in outs { o.stop() }
+        destroyed += outs.count
+        outs.removeAll()
+        result(["created": created, "destroyed": destroyed, "failed": failed, "seconds": elapsed, "maxLateMs": lateMax])
+        say("DONE")
+        while true { sleep(60) }
+    }
+}

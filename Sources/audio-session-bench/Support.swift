@@ -1,0 +1,396 @@
+import Foundation
+import Sandbox
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: Progress
+
+let benchStart = Date()
+
+/// A progress line on standard error, with the time since the bench started.
+func progress(_ s: String) {
+    let t = Date().timeIntervalSince(benchStart)
+    FileHandle.standardError.write(Data(String(format: "[%6.1fs] %@\n", t, s).utf8))
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+func describe(_ error: Error) -> String {
+    let s = String(describing: error)
+    // Keep one line and a bounded length in the results.
+    let line = s.split(separator: "\n").prefix(3).joined(separator: " | ")
+    return String(line.prefix(300))
+}
+
+// MARK: Statistics
+
+/// Summary of a sample: median and spread (p10, p90, IQR), min, max, p99.
+struct Stats: Codable {
+    var n: Int
+    var median: Double?
+    var p10: Double?
+    var p25: Double?
+    var p75: Double?
+    var p90: Double?
+    var p99: Double?
+    var min: Double?
+    var max: Double?
+    var mean: Double?
+
+    init(_ values: [Double]) {
+        let v = values.filter(\.isFinite).sorted()
+        n = v.count
+        guard !v.isEmpty else { return }
+        median = percentile(v, 50)
+        p10 = percentile(v, 10)
+        p25 = percentile(v, 25)
+        p75 = percentile(v, 75)
+        p90 = percentile(v, 90)
+        p99 = percentile(v, 99)
+        min = v.first
+        max = v.last
+        mean = v.reduce(0, +) / Double(v.count)
+    }
+    init(_ values: [Int]) { self.init(values.map(Double.init)) }
+}
+
+/// Linear-interpolated percentile of sorted values.
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    if sorted.count == 1 { return sorted[0] }
+    let pos = p / 100 * Double(sorted.count - 1)
+    let lo = Int(pos.rounded(.down)), hi = Swift.min(lo + 1, sorted.count - 1)
+    let f = pos - Double(lo)
+    return sorted[lo] * (1 - f) + sorted[hi] * f
+}
+
+func dB(_ gain: Double) -> Double { 20 * log10(gain) }
+
+// MARK: /proc
+
+enum Proc {
+    static func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+    /// VmRSS of a process in KiB.
+    static func rssKiB(_ pid: Int32) -> Int? {
+        guard let s = read("/proc/\(pid)/status") else { return nil }
+        for line in s.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        }
+        return nil
+    }
+
+    static func threads(_ pid: Int32) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    }
+
+    /// CPU time of every thread of a process, in nanoseconds (schedstat: time on CPU).
+    static func cpuNanoseconds(_ pid: Int32) -> Double? {
+        var total = 0.0
+        var any = false
+        for t in threads(pid) {
+            if let s = read("/proc/\(pid)/task/\(t)/schedstat"),
+               let first = s.split(separator: " ").first, let v = Double(first) {
+                total += v
+                any = true
+            }
+        }
+        return any ? total : nil
+    }
+
+    /// utime + stime in clock ticks (/proc/<pid>/stat), for cross-checking schedstat.
+    static func cpuTicks(_ pid: Int32) -> Int? {
+        guard let s = read("/proc/\(pid)/stat"), let close = s.lastIndex(of: ")") else { return nil }
+        let fields = s[s.index(after: close)...].split(separator: " ")
+        // After ")": state(0) ppid(1) ... utime is field 14 overall -> index 11 here, stime 12.
+        guard fields.count > 12, let u = Int(fields[11]), let st = Int(fields[12]) else { return nil }
+        return u + st
+    }
+
+    /// Context switches of every thread (voluntary, non-voluntary), summed.
+    static func contextSwitches(_ pid: Int32) -> (voluntary: Int, involuntary: Int, threads: Int)? {
+        var v = 0, nv = 0, n = 0
+        for t in threads(pid) {
+            guard let s = read("/proc/\(pid)/task/\(t)/status") else { continue }
+            n += 1
+            for line in s.split(separator: "\n") {
+                if line.hasPrefix("voluntary_ctxt_switches:") {
+                    v += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+                } else if line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                    nv += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+                }
+            }
+        }
+        return n > 0 ? (v, nv, n) : nil
+    }
+
+    static func loadAverage() -> [Double] {
+        (read("/proc/loadavg") ?? "").split(separator: " ").prefix(3).compactMap { Double($0) }
+    }
+}
+
+// MARK: Graph (pw-dump)
+
+enum Graph {
+    static func int(_ value: Any?) -> Int? {
+        (value as? Int) ?? (value as? String).flatMap { Int($0) }
+    }
+
+    /// The first node of `mediaClass` belonging to process `pid` (its client carries the pid;
+    /// pipewire-pulse puts the pulse client's pid on the node).
+    static func streamNode(_ dump: [[String: Any]], pid: Int32, mediaClass: String = "Stream/Output/Audio") -> [String: Any]? {
+        let clients = Set(Sandbox.objects(dump, type: "PipeWire:Interface:Client").compactMap { c -> Int? in
+            int(Sandbox.props(c)["application.process.id"]) == Int(pid) ? c["id"] as? Int : nil
+        })
+        return Sandbox.objects(dump, type: "PipeWire:Interface:Node").first { node in
+            let p = Sandbox.props(node)
+            guard p["media.class"] as? String == mediaClass else { return false }
+            return int(p["application.process.id"]) == Int(pid) || int(p["client.id"]).map(clients.contains) == true
+        }
+    }
+
+    static func nodeID(_ dump: [[String: Any]], named name: String) -> Int? {
+        Sandbox.objects(dump, type: "PipeWire:Interface:Node")
+            .first { Sandbox.props($0)["node.name"] as? String == name }?["id"] as? Int
+    }
+
+    static func links(_ dump: [[String: Any]]) -> [(output: Int, input: Int, state: String)] {
+        Sandbox.objects(dump, type: "PipeWire:Interface:Link").compactMap { link in
+            guard let info = link["info"] as? [String: Any],
+                  let o = int(info["output-node-id"]), let i = int(info["input-node-id"]) else { return nil }
+            return (o, i, info["state"] as? String ?? "")
+        }
+    }
+
+    static func streamCount(_ dump: [[String: Any]]) -> Int {
+        Sandbox.objects(dump, type: "PipeWire:Interface:Node")
+            .filter { Sandbox.props($0)["media.class"] as? String == "Stream/Output/Audio" }.count
+    }
+}
+
+extension Sandbox {
+    /// Starts `argv` and waits until its playback stream runs and is linked (active) to `sink`.
+    func startPlayer(_ argv: [String], environment: [String: String] = [:], on sink: String,
+                     timeout: TimeInterval = 10) throws -> (process: ChildProcess, node: Int, props: [String: Any]) {
+        let p = try spawn(argv, environment: environment)
+        var node: Int?
+        var props: [String: Any] = [:]
+        do {
+            try waitUntil(timeout: timeout, poll: 0.01, "\(argv[0]) playing on \(sink)") {
+                guard p.isRunning else { throw BenchFailure("\(argv[0]) exited: \(p.logTail(lines: 3))") }
+                let d = try dump()
+                guard let n = Graph.streamNode(d, pid: p.pid), let id = n["id"] as? Int,
+                      Sandbox.state(n) == "running", let sinkID = Graph.nodeID(d, named: sink) else { return false }
+                node = id
+                props = Sandbox.props(n)
+                // Linked to `sink` and to nothing else (WirePlumber may link a new stream elsewhere first).
+                let out = Graph.links(d).filter { $0.output == id }
+                return out.contains { $0.input == sinkID && $0.state == "active" } && out.allSatisfy { $0.input == sinkID }
+            }
+        } catch {
+            p.terminate(signal: SIGKILL, timeout: 2)
+            throw error
+        }
+        return (p, node ?? -1, props)
+    }
+
+    /// A tone file (s16 stereo 48 kHz) made with sox in the sandbox's temporary directory.
+    func tone(seconds: Double, frequency: Double, name: String, amplitude: Double = 0.5) throws -> String {
+        let path = directory + "/tmp/" + name
+        let r = try run(["sox", "-n", "-r", "48000", "-c", "2", "-b", "16", path, "synth", String(seconds),
+                         "sine", String(frequency), "vol", String(amplitude)], timeout: 60)
+        guard r.status == 0 else { throw BenchFailure("sox: \(r.stderr)") }
+        return path
+    }
+
+    var pipewirePID: Int32? {
+        daemonProcesses.first { $0.name == "pipewire" }?.pid
+    }
+
+    /// Every daemon still runs.
+    var daemonsAlive: Bool { daemonProcesses.allSatisfy(\.isRunning) }
+}
+
+// MARK: Recordings
+
+/// A continuous recording of a sink's monitor (pw-record, s16 stereo 48 kHz) read by byte marks.
+final class Tape {
+    let recorder: Recorder
+    init(_ sandbox: Sandbox, sink: String) throws {
+        recorder = try Recorder(sandbox: sandbox, sink: sink)
+    }
+
+    var path: String { recorder.path }
+
+    /// Bytes written so far.
+    var mark: Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
+
+    /// Offset of the first sample (after the WAV header).
+    lazy var dataStart: Int = {
+        guard let h = FileHandle(forReadingAtPath: path) else { return 44 }
+        defer { try? h.close() }
+        let head = [UInt8](h.readData(ofLength: 4096))
+        var i = 12
+        while i + 8 <= head.count {
+            let tag = String(decoding: head[i..<i + 4], as: UTF8.self)
+            let size = Int(head[i + 4]) | Int(head[i + 5]) << 8 | Int(head[i + 6]) << 16 | Int(head[i + 7]) << 24
+            if tag == "data" { return i + 8 }
+            i += 8 + size + (size & 1)
+        }
+        return 44
+    }()
+
+    /// Waits until `seconds` more audio than now has been written.
+    func waitForMore(seconds: Double, timeout: TimeInterval = 10) throws {
+        let start = mark
+        let needed = Int(seconds * 48_000 * 4)
+        try Sandbox.waitUntil(timeout: timeout, poll: 0.01, "\(seconds) s more recording on \(recorder.sinkName)") {
+            guard recorder.process.isRunning else { throw BenchFailure("pw-record on \(recorder.sinkName) exited") }
+            return mark - start >= needed
+        }
+    }
+
+    /// Frame index of a byte mark.
+    func frame(ofMark m: Int) -> Int { max(0, (m - dataStart) / 4) }
+
+    /// Interleaved s16 stereo samples (normalised) of frames `from..<to`.
+    func samples(fromFrame a: Int, toFrame b: Int) -> [Float] {
+        guard b > a, let h = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? h.close() }
+        do { try h.seek(toOffset: UInt64(dataStart + a * 4)) } catch { return [] }
+        let data = h.readData(ofLength: (b - a) * 4)
+        var out = [Float](repeating: 0, count: data.count / 2)
+        data.withUnsafeBytes { raw in
+            let p = raw.bindMemory(to: Int16.self)
+            for i in 0..<out.count { out[i] = Float(Int16(littleEndian: p[i])) / 32768 }
+        }
+        return out
+    }
+
+    func stop() { recorder.process.terminate(signal: SIGINT, timeout: 5) }
+}
+
+/// Mono (L+R)/2 of interleaved stereo.
+func mono(_ s: [Float]) -> [Float] {
+    var m = [Float](repeating: 0, count: s.count / 2)
+    for i in 0..<m.count { m[i] = (s[2 * i] + s[2 * i + 1]) / 2 }
+    return m
+}
+
+/// Amplitude (0…1, a full-scale sine = 1) of the component at `frequency` in `x[start..<start+n]`
+/// (Goertzel). Exact for tones with a whole number of cycles in `n`.
+func toneAmplitude(_ x: [Float], start: Int, n: Int, frequency: Double, rate: Double = 48_000) -> Double {
+    let w = 2 * Double.pi * frequency / rate
+    let c = 2 * cos(w)
+    var s1 = 0.0, s2 = 0.0
+    let end = min(x.count, start + n)
+    guard start < end else { return 0 }
+    for i in start..<end {
+        let s0 = Double(x[i]) + c * s1 - s2
+        s2 = s1
+        s1 = s0
+    }
+    let power = s1 * s1 + s2 * s2 - c * s1 * s2
+    return 2 * max(power, 0).squareRoot() / Double(end - start)
+}
+
+/// Level in dB of an amplitude, with a floor.
+func level(_ a: Double, floor: Double = -100) -> Double { a > 0 ? max(floor, 20 * log10(a)) : floor }
+
+/// RMS level (dBFS, floor -100) of interleaved samples per block of `frames` frames.
+func rmsLevels(_ s: [Float], frames: Int) -> [Double] {
+    let n = frames * 2
+    var out: [Double] = []
+    var i = 0
+    while i + n <= s.count {
+        var sum = 0.0
+        for j in i..<i + n { sum += Double(s[j]) * Double(s[j]) }
+        out.append(level((sum / Double(n)).squareRoot()))
+        i += n
+    }
+    return out
+}
+
+// MARK: Machine
+
+struct Machine: Codable {
+    var cpuModel: String
+    var nproc: Int
+    var arch: String
+    var kernel: String
+    var memTotalMiB: Int
+    var pipewire: String
+    var wireplumber: String
+    var swift: String
+    var date: String
+    var gitCommit: String
+    var gitDirty: Bool
+    var loadAverageStart: [Double]
+    var loadAverageEnd: [Double] = []
+    var command: String
+
+    static func collect(command: String) -> Machine {
+        let cpuinfo = Proc.read("/proc/cpuinfo") ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        var u = utsname()
+        uname(&u)
+        func field<T>(_ t: T) -> String {
+            withUnsafeBytes(of: t) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        let mem = (Proc.read("/proc/meminfo") ?? "").split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
+            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") } ?? 0
+        let date = ISO8601DateFormatter().string(from: Date())
+        let commit = shell(["git", "rev-parse", "--short", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let dirty = !shell(["git", "status", "--porcelain", "--untracked-files=no"]).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        return Machine(
+            cpuModel: model, nproc: ProcessInfo.processInfo.activeProcessorCount, arch: field(u.machine),
+            kernel: field(u.release), memTotalMiB: mem / 1024,
+            pipewire: firstLine(shell(["pipewire", "--version"]), containing: "libpipewire"),
+            wireplumber: firstLine(shell(["wireplumber", "--version"]), containing: "libwireplumber"),
+            swift: firstLine(shell(["swift", "--version"]), containing: "Swift version"),
+            date: date, gitCommit: commit, gitDirty: dirty, loadAverageStart: Proc.loadAverage(), command: command)
+    }
+
+    static func firstLine(_ s: String, containing key: String) -> String {
+        s.split(separator: "\n").first { $0.contains(key) }.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+    }
+}
+
+/// Runs a short command outside the sandbox; its standard output ("" on failure).
+func shell(_ argv: [String], timeout: TimeInterval = 20) -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = argv
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    p.standardError = FileHandle.nullDevice
+    do { try p.run() } catch { return "" }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+/// The path of this executable (helpers are this program run inside a sandbox).
+func selfPath() -> String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+}
+
+/// The lines a helper process wrote (its log file holds stdout and stderr).
+func helperOutput(_ p: ChildProcess) -> String {
+    p.stdoutPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
+}
+
+/// The JSON object a helper printed on its `RESULT ` line.
+func helperResult(_ p: ChildProcess) -> [String: Any]? {
+    for line in helperOutput(p).split(separator: "\n") where line.hasPrefix("RESULT ") {
+        if let d = line.dropFirst(7).data(using: .utf8), let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any] {
+            return o
+        }
+    }
+    return nil
+}

@@ -1,0 +1,688 @@
+#!/usr/bin/python3
+"""make bench, last step: bench-out/results.json (audio-session-bench) and
+bench-out/policy.json (session-policy-bench --json) -> docs/bench/*.png,
+BENCHMARKS.md and the Benchmarks section of README.md.
+
+Usage: scripts/plot.py [--results bench-out/results.json] [--policy bench-out/policy.json]
+                       [--out docs/bench] [--markdown BENCHMARKS.md] [--readme README.md]
+                       [--wall SECONDS]
+Needs matplotlib (Debian: python3-matplotlib).
+"""
+import argparse
+import json
+import math
+import os
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLORS = {"module": "#1f77b4", "baseline": "#d62728"}
+LABELS = {"module": "with the module", "baseline": "stock WirePlumber (--no-module)"}
+
+
+def num(v):
+    """A JSON number, or None (the Swift side writes non-finite values as strings)."""
+    if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
+        return v
+    return None
+
+
+def f(v, digits=1, unit=""):
+    v = num(v)
+    if v is None:
+        return "—"
+    if abs(v) >= 1000 and digits <= 1:
+        s = f"{v:,.0f}"
+    else:
+        s = f"{v:.{digits}f}"
+    return s + unit
+
+
+def spread(st, digits=1, unit=""):
+    """median (p10–p90) of a Stats object."""
+    if not st or not st.get("n"):
+        return "—"
+    return f"{f(st.get('median'), digits)} ({f(st.get('p10'), digits)}–{f(st.get('p90'), digits)}){unit}"
+
+
+def footer(fig, res):
+    m = res["machine"]
+    text = (f"{m['cpuModel']}, {m['nproc']} cores ({m['arch']}), {m['date'][:10]}; "
+            f"PipeWire 0.3.65 + WirePlumber 0.4.13 sandbox; reproduce: {m['command']}")
+    fig.text(0.01, 0.005, text, fontsize=7, color="#555555", ha="left", va="bottom")
+
+
+def systems(res):
+    return {s["system"]: s for s in res["systems"]}
+
+
+def series(ax, env, system, label=None):
+    if not env:
+        return
+    t = env["tMs"]
+    ax.fill_between(t, env["p10"], env["p90"], color=COLORS[system], alpha=0.2, linewidth=0)
+    ax.plot(t, env["median"], color=COLORS[system], label=label or LABELS[system], linewidth=1.6)
+
+
+# ---------------------------------------------------------------- figures
+
+def plot_headphones(res, out):
+    sy = systems(res)
+    clients = ["pw-play", "paplay", "aplay"]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), sharey=True)
+    for ax, client in zip(axes, clients):
+        for name in ("baseline", "module"):
+            c = next((c for c in (sy.get(name, {}).get("headphoneLoss") or []) if c["client"] == client), None)
+            if not c or not c.get("envelope"):
+                continue
+            n = len(c["leakedSamples"])
+            series(ax, c["envelope"], name, f"{LABELS[name]} ({n} trials)")
+        ax.axvline(0, color="black", linestyle="--", linewidth=0.8)
+        ax.text(2, -8, "headphones\nremoved", fontsize=8, va="top")
+        ax.set_title(client)
+        ax.set_xlabel("time from the unplug (ms)")
+        ax.set_ylim(-105, 0)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("speaker level, RMS per 256 frames (dBFS)\n(silence drawn at -100)")
+    axes[0].legend(loc="center left", fontsize=8)
+    fig.suptitle("Headphone loss: what reaches the speaker (median, band p10–p90 over trials)")
+    fig.tight_layout(rect=(0, 0.03, 1, 0.95))
+    footer(fig, res)
+    path = os.path.join(out, "headphone-loss.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_envelope(res, out, key, title, fname, label_other, duck_line):
+    sy = systems(res)
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    for name in ("baseline", "module"):
+        r = (sy.get(name) or {}).get(key)
+        if r and r.get("envelope"):
+            n = len([t for t in r["trials"] if t.get("ok")])
+            series(ax, r["envelope"], name, f"{LABELS[name]} ({n} trials)")
+    ax.axvspan(0, 1000, color="#999999", alpha=0.12, label=label_other)
+    if duck_line is not None:
+        ax.axhline(duck_line, color="#2ca02c", linestyle=":", linewidth=1.2, label=f"duck level ({duck_line:.1f} dB)")
+    ax.set_xlabel("time from the first sample of the " + ("prompt" if key == "duck" else "call") + " (ms)")
+    ax.set_ylabel("music level relative to before (dB)\nGoertzel, 256-frame windows")
+    ax.set_ylim(-100 if key == "interrupt" else -25, 5)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(title)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    footer(fig, res)
+    path = os.path.join(out, fname)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_policy(policy, res, out):
+    if not policy:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    workloads = []
+    for row in policy:
+        if row["workload"] not in workloads:
+            workloads.append(row["workload"])
+    cmap = plt.get_cmap("tab10")
+    for i, w in enumerate(workloads):
+        rows = sorted((r for r in policy if r["workload"] == w), key=lambda r: r["sessions"])
+        x = [r["sessions"] for r in rows]
+        ax.plot(x, [r["median_ns"] / 1000 for r in rows], "o-", color=cmap(i), label=f"{w} p50")
+        ax.plot(x, [r["p99_ns"] / 1000 for r in rows], "s--", color=cmap(i), alpha=0.6, label=f"{w} p99")
+    ax.axhline(10, color="#2ca02c", linestyle=":", label="target: p99 < 10 µs at 1,000 sessions")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("sessions")
+    ax.set_ylabel("one decision (µs)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title("Policy core: cost of one decision vs number of sessions")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    footer(fig, res)
+    path = os.path.join(out, "policy-core.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_daemon(res, out):
+    sy = systems(res)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    names = [n for n in ("baseline", "module") if n in sy]
+    # Memory
+    ax = axes[0]
+    groups = [("idle", lambda s: (s.get("idle") or {}).get("rssKiB")),
+              (f"{res['parameters']['streams']} streams", lambda s: (s.get("streams") or {}).get("rssKiB")),
+              ("before churn", lambda s: (s.get("churn") or {}).get("rssBeforeKiB")),
+              ("after churn", lambda s: (s.get("churn") or {}).get("rssAfterKiB"))]
+    width = 0.38
+    for j, name in enumerate(names):
+        vals = [(g[1](sy[name]) or 0) / 1024 for g in groups]
+        xs = [i + (j - 0.5) * width for i in range(len(groups))]
+        ax.bar(xs, vals, width, color=COLORS[name], label=LABELS[name])
+        for x, v in zip(xs, vals):
+            ax.text(x, v, f"{v:.1f}", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([g[0] for g in groups], fontsize=8)
+    ax.set_ylabel("pipewire VmRSS (MiB)")
+    ax.set_title("Daemon memory")
+    ax.legend(fontsize=7)
+    # CPU
+    ax = axes[1]
+    groups = [("stream pause/resume", lambda s: (s.get("cpu") or {}).get("cpuMsPerThousand")),
+              ("churn (create/destroy)", lambda s: (s.get("churn") or {}).get("cpuMsPerThousandStreamEvents"))]
+    for j, name in enumerate(names):
+        vals = [g[1](sy[name]) or 0 for g in groups]
+        xs = [i + (j - 0.5) * width for i in range(len(groups))]
+        ax.bar(xs, vals, width, color=COLORS[name], label=LABELS[name])
+        for x, v in zip(xs, vals):
+            ax.text(x, v, f"{v:.0f}", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([g[0] for g in groups], fontsize=8)
+    ax.set_ylabel("pipewire CPU ms per 1,000 events")
+    ax.set_title("Daemon CPU per 1,000 graph events")
+    # Notification latency (module)
+    ax = axes[2]
+    n = (sy.get("module") or {}).get("notify") or {}
+    vals = []
+    for st in (n.get("beganMs"), n.get("endedMs")):
+        vals.append(st or {})
+    labels = ["interruption began", "interruption ended"]
+    for i, st in enumerate(vals):
+        if st.get("n"):
+            ax.errorbar([i], [st["median"]], yerr=[[st["median"] - st["p10"]], [st["p90"] - st["median"]]],
+                        fmt="o", color=COLORS["module"], capsize=5)
+            ax.plot([i], [st["p99"]], "v", color="black")
+            ax.text(i + 0.08, st["median"], f"p50 {st['median']:.2f}\np99 {st['p99']:.2f}", fontsize=7, va="center")
+    ax.axhline(5, color="#2ca02c", linestyle=":", label="target p99 < 5 ms")
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xlim(-0.5, 1.8)
+    ax.set_ylabel("ms (median, p10–p90; ▼ p99)")
+    ax.set_title("Notification latency (AudioSession)")
+    ax.legend(fontsize=7)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    footer(fig, res)
+    path = os.path.join(out, "daemon-cost.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# ---------------------------------------------------------------- markdown
+
+def met(ok):
+    return "**met**" if ok is True else ("**missed**" if ok is False else "not measured")
+
+
+def build_markdown(res, policy, plots, wall):
+    sy = systems(res)
+    mod, base = sy.get("module") or {}, sy.get("baseline") or {}
+    m = res["machine"]
+    p = res["parameters"]
+    rel = {k: os.path.relpath(v, ".") if v else None for k, v in plots.items()}
+    L = []
+    w = L.append
+    w("# Benchmarks")
+    w("")
+    w("Generated by `make bench` (scripts/bench.sh: `audio-session-bench`, `session-policy-bench --json`, "
+      "`scripts/plot.py`); do not edit by hand. Raw results: `bench-out/results.json`, `bench-out/policy.json` "
+      "(not committed).")
+    w("")
+    w(f"- **Machine:** {m['cpuModel']}, `nproc` = {m['nproc']}, `uname -m` = {m['arch']}, kernel {m['kernel']}, "
+      f"{m['memTotalMiB']:,} MiB RAM")
+    w(f"- **Software:** {m['pipewire'] or 'PipeWire 0.3.65'}, {m['wireplumber'] or 'WirePlumber 0.4.13'}, "
+      f"{m['swift']}; commit `{m['gitCommit']}`{' (with uncommitted changes)' if m['gitDirty'] else ''}")
+    w(f"- **Date:** {m['date']}; **command:** `{m['command']}`; audio-session-bench ran {res['totalSeconds']:.0f} s"
+      + (f", the whole `make bench` {wall:.0f} s (build included)" if wall else ""))
+    la, lb = m.get("loadAverageStart") or [], m.get("loadAverageEnd") or []
+    w(f"- **Load average** (1/5/15 min) at start {', '.join(f'{x:.2f}' for x in la)}, at end "
+      f"{', '.join(f'{x:.2f}' for x in lb)}: the machine was shared with other builds and tests, "
+      "so timings carry that noise.")
+    w("- **Systems:** *module* = PipeWire 0.3.65 + WirePlumber 0.4.13 + `libpipewire-module-audio-session` "
+      "(the build tree's module); *baseline* = the same sandbox with `--no-module`, i.e. stock PipeWire + "
+      "WirePlumber. Both are private headless sandboxes (`Sources/Sandbox`: session D-Bus, pipewire, wireplumber, "
+      "pipewire-pulse, null sinks `speaker` and `headphones`) on this machine, in the same run.")
+    w("- **Spread:** every figure is the median with p10–p90 in parentheses unless said otherwise; n is the number of "
+      "trials or samples.")
+    w("")
+
+    # Summary
+    w("## Targets")
+    w("")
+    w("| target | measured (module) | baseline | |")
+    w("|---|---|---|---|")
+    hl = mod.get("headphoneLoss") or []
+    hlb = base.get("headphoneLoss") or []
+    if hl:
+        total = sum(len(c["leakedSamples"]) for c in hl)
+        zero = sum(c["zeroLeakTrials"] for c in hl)
+        failed = sum(c["failed"] for c in hl)
+        btotal = sum(len(c["leakedSamples"]) for c in hlb)
+        bzero = sum(c["zeroLeakTrials"] for c in hlb)
+        w(f"| 0 leaked samples in every headphone-loss trial | {zero}/{total} trials without a leaked sample"
+          f"{f' ({failed} failed)' if failed else ''} | {bzero}/{btotal} | {met(total > 0 and zero == total)} |")
+    d, db = mod.get("duck") or {}, base.get("duck") or {}
+    ramp = 250 + 1024 / 48
+    if d:
+        ok_trials = [t for t in d.get("trials", []) if t.get("ok")]
+        reached = [t.get("reachedMs") for t in ok_trials]
+        allin = bool(ok_trials) and all(num(x) is not None and x <= ramp for x in reached)
+        w(f"| duck reached within ramp + 1 cycle ({ramp:.1f} ms) | {spread(d.get('reachedMs'))} ms, "
+          f"{d.get('reachedCount', 0)}/{len(ok_trials)} trials reached | never ducks "
+          f"({db.get('reachedCount', 0)}/{len([t for t in db.get('trials', []) if t.get('ok')])} reached) | {met(allin)} |")
+        steps = [num(t.get(k)) for t in ok_trials for k in ("stepDownDb", "stepUpDb")]
+        steps = [s for s in steps if s is not None]
+        if steps:
+            w(f"| no gain step above 3 dB per 1024-sample cycle | largest {max(steps):.2f} dB | no ramps | "
+              f"{met(max(steps) <= 3)} |")
+    n = mod.get("notify") or {}
+    if n.get("ok"):
+        p99 = n["allMs"].get("p99")
+        w(f"| notification p99 under 5 ms | p99 {f(p99, 2)} ms (p50 {f(n['allMs'].get('median'), 2)} ms, "
+          f"n = {n['allMs']['n']}) | no notifications | {met(num(p99) is not None and p99 < 5)} |")
+    else:
+        w(f"| notification p99 under 5 ms | not measured: {n.get('error', 'section not run')} | — | not measured |")
+    if policy:
+        rows = [r for r in policy if r["sessions"] == 1000 and r["workload"] != "fan-out"]
+        if rows:
+            worst = max(rows, key=lambda r: r["p99_ns"])
+            w(f"| decision p99 under 10 µs at 1,000 sessions | worst workload ({worst['workload']}) p99 "
+              f"{worst['p99_ns'] / 1000:.2f} µs | — | {met(all(r['p99_ns'] < 10_000 for r in rows))} |")
+    i, ib = mod.get("idle") or {}, base.get("idle") or {}
+    s_, sb = mod.get("streams") or {}, base.get("streams") or {}
+    if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
+        added = (i["rssKiB"] - ib["rssKiB"]) / 1024
+        added200 = ((s_.get("rssKiB") or 0) - (sb.get("rssKiB") or 0)) / 1024 if s_.get("rssKiB") and sb.get("rssKiB") else None
+        worst = max(added, added200 if added200 is not None else added)
+        w(f"| under 8 MB added to the daemon | +{added:.1f} MiB idle"
+          + (f", +{added200:.1f} MiB with {p['streams']} streams" if added200 is not None else "")
+          + f" | {ib['rssKiB'] / 1024:.1f} MiB idle | {met(worst * 1.048576 < 8)} |")
+    if num(i.get("wakeupsPerMinute")) is not None:
+        w(f"| zero idle wake-ups | {i['wakeupsPerMinute']:.1f} per minute | {f(ib.get('wakeupsPerMinute'))} per minute | "
+          f"{met(i['wakeupsPerMinute'] == 0)} |")
+    w("")
+
+    # 1 headphone loss
+    w("## 1. Headphone loss (R30, S7)")
+    w("")
+    w(f"A client plays a 375 Hz tone (-6 dBFS) on `headphones` (the default sink); the headphones' node is destroyed "
+      f"(`pw-cli destroy`, an unplug); WirePlumber moves the orphaned stream to `speaker`. The speaker's monitor is "
+      f"recorded continuously (`pw-record`, s16 stereo); a trial's window runs from just before the `pw-cli destroy` "
+      f"to 0.25 s after the stream's link to the speaker appears. *Leaked samples* = non-zero samples (both channels) "
+      f"in that window. {p['hlTrials']} trials per client and system, one sandbox per system reused across trials, "
+      f"the headphones re-added before each trial; the player is linked to the headphones alone and plays for 0.1 s "
+      f"before the unplug. The two systems' trials ran at the same time (two sandboxes side by side: the trials wait on "
+      f"the graph, not on the CPU).")
+    w("")
+    w("| client | system | trials | without a leak | leaked samples per trial | first sound on the speaker after the unplug (ms) | failed |")
+    w("|---|---|---:|---:|---|---|---:|")
+    for name, rows in (("module", hl), ("baseline", hlb)):
+        for c in rows:
+            w(f"| `{c['command']}` | {name} | {len(c['leakedSamples'])} | {c['zeroLeakTrials']} | "
+              f"{spread(c['leaked'], 0)} | {spread(c['firstSoundMs'], 1)} | {c['failed']} |")
+    w("")
+    if hl and hlb:
+        w("Ratio: the module lets through "
+          + "; ".join(f"{c['client']}: {f(c['leaked'].get('median'), 0)} vs {f(b['leaked'].get('median'), 0)} "
+                      f"median samples"
+                      for c, b in zip(hl, hlb))
+          + " (a ratio of medians is 0 when the module leaks nothing). The baseline's count is simply the window: the "
+            "stream keeps playing on the speaker at full level.")
+        w("")
+        leaky = [c for c in hl if len(c["leakedSamples"]) > c["zeroLeakTrials"]]
+        if leaky:
+            w("Where the module leaked: "
+              + "; ".join(f"{c['client']}: {len(c['leakedSamples']) - c['zeroLeakTrials']} trials, "
+                          f"{c.get('leakTrialsWithStartSamples', 0)} of them after the player had also reached the "
+                          f"speaker while starting (see below)" for c in leaky)
+              + ". Trials whose leaked audio is the *start* of the music file (a sine from phase 0, checked sample by "
+                "sample: stale start-up audio of the stream, not what was playing at the unplug): "
+              + ", ".join(f"{c['client']} {c.get('leakTrialsReplayingFileStart', 0)}/{len(c['leakedSamples']) - c['zeroLeakTrials']}"
+                          for c in leaky) + ".")
+            w("")
+        starts = [(name, c) for name, rows in (("module", hl), ("baseline", hlb)) for c in rows]
+        if any(c.get("trialsWithStartSamples") for _, c in starts):
+            w("Also seen (not part of the loss): when a player starts right after the headphones are re-added, "
+              "WirePlumber sometimes links it to the speaker first and moves it to the headphones a moment later; those "
+              "samples reach the speaker *before* the unplug, in both systems — trials with such start-up samples: "
+              + ", ".join(f"{name} {c['client']} {c['trialsWithStartSamples']}/{len(c['startSamples'])}" for name, c in starts)
+              + ". The bench waits until the player is linked to the headphones alone before it unplugs them.")
+            w("")
+        errs = [e for _, c in starts for e in c.get("errors", [])]
+        if errs:
+            w("Failed trials (first errors): " + "; ".join(f"`{e}`" for e in errs[:4]))
+            w("")
+    if rel.get("headphones"):
+        w(f"![speaker level around the unplug]({rel['headphones']})")
+        w("")
+
+    # 2 ducking
+    w("## 2. Ducking (R3, S4, SPEC 12)")
+    w("")
+    w("Music (`pw-play --media-role Music`, 375 Hz) plays on the headphones; a 1 s navigation prompt "
+      f"(`{(d or db).get('promptCommand', 'pw-play --media-role Navigation prompt.wav')}`, 1500 Hz) plays on the same "
+      "sink. The sink's monitor is recorded and a Goertzel filter separates the two tones exactly (whole cycles per "
+      "window), so the prompt's first sample and the music's level share one timeline. *Reached*: from the prompt's "
+      "first sample to the first 256-frame window of music within 1 dB of the duck level (level before − 13.98 dB; "
+      "resolution ~1.3 ms). *Largest step*: the largest level change between consecutive 1024-frame blocks of the music "
+      "during the ramp down and the ramp up. *Level error*: median music level while ducked minus the target. "
+      "The prompt's *activation* is taken as its first audible sample; a stream's first cycle can be silent, so the "
+      "true activation may be up to a cycle or two earlier.")
+    w("")
+    w("| system | trials | reached | reached (ms) | level error (dB) | music change during the prompt (dB) | largest step down (dB) | largest step up (dB) | back to the level before (ms after the prompt) |")
+    w("|---|---:|---:|---|---|---|---|---|---|")
+    for name, r in (("module", d), ("baseline", db)):
+        if not r:
+            continue
+        ok = [t for t in r["trials"] if t.get("ok")]
+        w(f"| {name} | {len(ok)} | {r['reachedCount']}/{len(ok)} | {spread(r['reachedMs'])} | {spread(r['levelErrorDb'], 2)} | "
+          f"{spread(r['changeDuringPromptDb'], 2)} | {spread(r['stepDownDb'], 2)} | {spread(r['stepUpDb'], 2)} | "
+          f"{spread(r['restoreMs'])} |")
+    w("")
+    if db:
+        ch = (db.get("changeDuringPromptDb") or {}).get("median")
+        w(f"The baseline does not duck: measured, the music's level changed by {f(ch, 2)} dB during the prompt "
+          f"and the duck level was reached in {db.get('reachedCount', 0)} of "
+          f"{len([t for t in db['trials'] if t.get('ok')])} trials. Stock WirePlumber 0.4.13 has no role-based ducking "
+          "unless its endpoint policy is configured.")
+        w("")
+    if d and d.get("reachedCount", 0) == 0:
+        w("**The module did not duck in this run** (measured: the music's level did not reach the duck level).")
+        w("")
+    if rel.get("duck"):
+        w(f"![music envelope through a duck]({rel['duck']})")
+        w("")
+
+    # 3 interruption
+    di, dib = mod.get("interrupt") or {}, base.get("interrupt") or {}
+    w("## 3. Interruption (R10, R14, R15, S2)")
+    w("")
+    w("Music as above; a 1 s legacy phone call (`pw-play --media-role Phone`, 1500 Hz) on the same sink. *Pause*: from "
+      "the call's first audible sample to the music's last sample; *resume*: from the call's last audible sample to the "
+      "music's first sample again (the policy resumes legacy streams itself, R15). Found from the music-free run of "
+      "256-frame windows (hop 64 frames: ±1.3 ms). A negative pause means the music stopped before the call could be "
+      "heard: the policy acts on the call's activation (its node starting), which precedes its first audible sample.")
+    w("")
+    w("| system | trials | music paused | pause (ms) | music resumed | resume (ms) |")
+    w("|---|---:|---:|---|---:|---|")
+    for name, r in (("module", di), ("baseline", dib)):
+        if not r:
+            continue
+        ok = [t for t in r["trials"] if t.get("ok")]
+        w(f"| {name} | {len(ok)} | {r['pausedCount']}/{len(ok)} | {spread(r['pauseMs'])} | {r['resumedCount']}/{len(ok)} | "
+          f"{spread(r['resumeMs'])} |")
+    w("")
+    if dib:
+        w(f"The baseline does not interrupt: the music kept playing through the call in "
+          f"{len([t for t in dib['trials'] if t.get('ok') and not t.get('paused')])} of "
+          f"{len([t for t in dib['trials'] if t.get('ok')])} trials (measured).")
+        w("")
+    if rel.get("interrupt"):
+        w(f"![music envelope through a call]({rel['interrupt']})")
+        w("")
+
+    # 4 notifications
+    w("## 4. Notification latency")
+    w("")
+    w("Method: the `AudioSession` library (`Sources/AudioSession`), two sessions in one helper process inside the "
+      "sandbox: A (playback) is active; B (playback) calls `setActive(true)`, which publishes `audio.session.active` "
+      "with `pw_core_update_properties` (the graph change), the module interrupts A (R1) and writes the event to the "
+      "`audio-session` metadata; the latency ends when A's observer callback runs. Then B deactivates with "
+      "`notifyOthersOnDeactivation` and A receives `interruption ended` (R7). One clock (the process's monotonic "
+      "clock) for both ends.")
+    w("")
+    if n.get("ok"):
+        w("| event | n | p50 (ms) | p90 (ms) | p99 (ms) | max (ms) |")
+        w("|---|---:|---:|---:|---:|---:|")
+        for label, st in (("interruption began", n["beganMs"]), ("interruption ended", n["endedMs"]), ("both", n["allMs"])):
+            w(f"| {label} | {st['n']} | {f(st.get('median'), 3)} | {f(st.get('p90'), 3)} | {f(st.get('p99'), 3)} | {f(st.get('max'), 3)} |")
+        w("")
+        if n.get("failed"):
+            w(f"{n['failed']} trials failed: " + "; ".join(f"`{e}`" for e in n.get("errors", [])[:3]))
+            w("")
+    else:
+        w(f"Not measured with the module: {n.get('error', 'section not run')}.")
+        w("")
+    bn = base.get("notify") or {}
+    w("Baseline: stock WirePlumber publishes no session notifications"
+      + (f" (measured: `{bn.get('error')}`)." if bn.get("error") else "."))
+    w("")
+
+    # 5 policy core
+    w("## 5. Policy core decision cost")
+    w("")
+    w("`swift run -c release session-policy-bench --json` (Sources/session-policy-bench; its header documents the "
+      "workloads): one decision = one `SessionPolicy.handle(_:)` call, timed with `ContinuousClock`, 100 warm-up rounds "
+      "discarded. *fan-out* is the R22 hint flip that notifies every active session: linear in the active sessions by "
+      "specification, reported with its cost per session.")
+    w("")
+    if policy:
+        w("| workload | sessions | decisions | effects per decision | p50 (µs) | p99 (µs) | p50 growth vs 10 sessions |")
+        w("|---|---:|---:|---:|---:|---:|---:|")
+        base10 = {r["workload"]: r["median_ns"] for r in policy if r["sessions"] == 10}
+        for r in policy:
+            g = r["median_ns"] / base10[r["workload"]] if base10.get(r["workload"]) else None
+            w(f"| {r['workload']} | {r['sessions']:,} | {r['decisions']:,} | {r['effects_per_decision']} | "
+              f"{r['median_ns'] / 1000:.2f} | {r['p99_ns'] / 1000:.2f} | {f(g, 2)}× |")
+        w("")
+        if rel.get("policy"):
+            w(f"![policy core cost vs sessions]({rel['policy']})")
+            w("")
+    else:
+        w("Not measured in this run (session-policy-bench failed or was skipped; see the bench log).")
+        w("")
+
+    # 6 daemon cost
+    w("## 6. Cost in the daemon")
+    w("")
+    w(f"`pipewire`'s `VmRSS` (`/proc/<pid>/status`); CPU time = the sum of `/proc/<pid>/task/*/schedstat` (ns) over "
+      f"the daemon's threads; wake-ups = voluntary + involuntary context switches of all its threads "
+      f"(`/proc/<pid>/task/*/status`) over a {p['idleSeconds']:.0f} s window once every sink is suspended and no client "
+      f"is streaming, scaled to one minute (the two sandboxes idled at the same time). {p['streams']} streams: one "
+      f"AudioSession client with {p['streams']} `AudioOutput` streams playing silence (legacy, no role). CPU per 1,000 "
+      f"events: one stream paused and resumed {p['toggleEvents']:,} times at {p['toggleRate']:.0f} per second "
+      f"(each a running-state change the policy decides on); the daemon also mixes that stream while it runs, in both "
+      f"systems, so the difference is the module's share.")
+    w("")
+    w("| | module | baseline | module − baseline |")
+    w("|---|---:|---:|---:|")
+
+    def row(label, a, b, unit, digits=1, scale=1.0):
+        a, b = num(a), num(b)
+        diff = f"{(a - b) * scale:+.{digits}f}{unit}" if a is not None and b is not None else "—"
+        fa = f"{a * scale:.{digits}f}{unit}" if a is not None else "—"
+        fb = f"{b * scale:.{digits}f}{unit}" if b is not None else "—"
+        w(f"| {label} | {fa} | {fb} | {diff} |")
+
+    row("RSS idle", i.get("rssKiB"), ib.get("rssKiB"), " MiB", 1, 1 / 1024)
+    row(f"RSS with {p['streams']} streams", s_.get("rssKiB"), sb.get("rssKiB"), " MiB", 1, 1 / 1024)
+    c, cb = mod.get("cpu") or {}, base.get("cpu") or {}
+    row("CPU per 1,000 pause/resume events", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand"), " ms", 1)
+    row(f"idle wake-ups per minute ({p['idleSeconds']:.0f} s window)", i.get("wakeupsPerMinute"), ib.get("wakeupsPerMinute"), "", 1)
+    row("idle CPU in the window", i.get("cpuMsInWindow"), ib.get("cpuMsInWindow"), " ms", 2)
+    w("")
+    if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
+        w(f"Ratio: the daemon's idle RSS with the module is {i['rssKiB'] / ib['rssKiB']:.2f}× the baseline's "
+          "(most of the addition is the statically linked Swift runtime and core).")
+        w("")
+
+    # 7 churn
+    ch, chb = mod.get("churn") or {}, base.get("churn") or {}
+    w("## 7. Churn")
+    w("")
+    w(f"One AudioSession client keeps {p['churnLive']} streams (silence, legacy, no role); {p['churnRate']:.0f} times a "
+      f"second it destroys the oldest and creates a new one, for {p['churnSeconds']:.0f} s. Memory before (idle, sinks "
+      f"suspended) and after (streams gone, sinks suspended again); *decisions*: `audio-session` metadata updates seen "
+      f"by a `pw-metadata -m` listener (each session published or removed; the module's decisions made visible); "
+      f"xruns: lines of the daemon's log (warnings and errors) that mention an xrun, an underrun or a late client.")
+    w("")
+    w("| | module | baseline |")
+    w("|---|---:|---:|")
+
+    def crow(label, key, digits=0, scale=1.0, unit=""):
+        a, b = num(ch.get(key)), num(chb.get(key))
+        fa = f"{a * scale:,.{digits}f}{unit}" if a is not None else "—"
+        fb = f"{b * scale:,.{digits}f}{unit}" if b is not None else "—"
+        w(f"| {label} | {fa} | {fb} |")
+
+    crow("seconds", "seconds", 1)
+    crow("streams created", "created")
+    crow("streams destroyed", "destroyed")
+    crow("stream events (creations + destructions) per second", "streamEventsPerSecond", 1)
+    crow("metadata updates (decisions) per second", "metadataUpdatesPerSecond", 1)
+    crow("RSS before", "rssBeforeKiB", 1, 1 / 1024, " MiB")
+    crow("RSS peak", "rssPeakKiB", 1, 1 / 1024, " MiB")
+    crow("RSS after", "rssAfterKiB", 1, 1 / 1024, " MiB")
+    crow("daemon CPU during the churn", "cpuMs", 0, 1, " ms")
+    crow("daemon CPU per 1,000 stream events", "cpuMsPerThousandStreamEvents", 1, 1, " ms")
+    crow("xrun / late-client log lines", "xrunLogLines")
+    crow("largest lag of the churn schedule", "maxLateMs", 1, 1, " ms")
+    w("")
+    for name, r in (("module", ch), ("baseline", chb)):
+        if r.get("helperCrashes"):
+            w(f"The churn helper (an AudioSession client) died {len(r['helperCrashes'])} time(s) in the {name} sandbox "
+              f"(`{r['helperCrashes'][0]}`); a new one carried on for the remaining time and its streams went with "
+              "its connection.")
+            w("")
+        if r.get("error"):
+            w(f"{name}: churn failed: `{r['error']}`")
+            w("")
+        if r.get("xrunSamples"):
+            w(f"{name} xrun lines, first: " + "; ".join(f"`{x}`" for x in r["xrunSamples"][:2]))
+            w("")
+    if rel.get("daemon"):
+        w(f"![daemon memory, CPU and notification latency]({rel['daemon']})")
+        w("")
+
+    # failures summary
+    problems = []
+    for name, s in sy.items():
+        if s.get("sandboxError"):
+            problems.append(f"{name}: the sandbox did not start: `{s['sandboxError']}`")
+        if s.get("daemonRestarts"):
+            problems.append(f"{name}: a daemon exited during the run {s['daemonRestarts']} time(s); the sandbox was restarted")
+        for key in ("idle", "streams", "cpu"):
+            if (s.get(key) or {}).get("error"):
+                problems.append(f"{name} {key}: `{s[key]['error']}`")
+    if problems:
+        w("## Problems in this run")
+        w("")
+        for x in problems:
+            w(f"- {x}")
+        w("")
+    w("## Reproducing")
+    w("")
+    w("```sh")
+    w("make bench            # installs what it needs (Debian 12, as root), builds, measures, writes this file")
+    w(".build/release/audio-session-bench --quick --out /tmp/b   # a quick look (few trials), results.json only")
+    w("```")
+    w("")
+    w("Options of `audio-session-bench` (trial counts, windows, sections): see the header of "
+      "`Sources/audio-session-bench/main.swift`.")
+    w("")
+    return "\n".join(L)
+
+
+def readme_section(res, policy, wall):
+    sy = systems(res)
+    mod, base = sy.get("module") or {}, sy.get("baseline") or {}
+    out = ["<!-- bench:begin (generated by make bench: scripts/plot.py) -->", "## Benchmarks", ""]
+    m = res["machine"]
+    out.append(f"[BENCHMARKS.md](BENCHMARKS.md) has every figure, with method, spread and plots "
+               f"(`make bench`, {m['date'][:10]}, {m['cpuModel']}, {m['nproc']} cores; module vs stock "
+               f"PipeWire 0.3.65 + WirePlumber 0.4.13 in the same run). Latest:")
+    out.append("")
+    hl, hlb = mod.get("headphoneLoss") or [], base.get("headphoneLoss") or []
+    if hl:
+        total = sum(len(c["leakedSamples"]) for c in hl)
+        zero = sum(c["zeroLeakTrials"] for c in hl)
+        btotal = sum(len(c["leakedSamples"]) for c in hlb)
+        bmed = [c["leaked"].get("median") for c in hlb if c["leaked"].get("n")]
+        out.append(f"- Headphone loss (pw-play, paplay, aplay): {zero}/{total} trials with 0 samples on the speaker "
+                   f"with the module; stock: {btotal} trials, median {f(min(bmed) if bmed else None, 0)}–"
+                   f"{f(max(bmed) if bmed else None, 0)} samples leaked per trial.")
+    d = mod.get("duck") or {}
+    if d:
+        out.append(f"- Ducking: duck level reached {f((d.get('reachedMs') or {}).get('median'))} ms after the prompt "
+                   f"(median; {d.get('reachedCount', 0)}/{len([t for t in d['trials'] if t.get('ok')])} trials), "
+                   f"level error {f((d.get('levelErrorDb') or {}).get('median'), 2)} dB, largest step "
+                   f"{f(max([x for x in [(d.get('stepDownDb') or {}).get('max'), (d.get('stepUpDb') or {}).get('max')] if num(x) is not None] or [None]), 2)} dB per cycle; stock does not duck.")
+    di = mod.get("interrupt") or {}
+    if di:
+        out.append(f"- Interruption by a call: music stops {f((di.get('pauseMs') or {}).get('median'))} ms after the "
+                   f"call's first audible sample, resumes {f((di.get('resumeMs') or {}).get('median'))} ms after its end; "
+                   "stock keeps playing.")
+    n = mod.get("notify") or {}
+    if n.get("ok"):
+        out.append(f"- Notification latency (AudioSession): p50 {f(n['allMs'].get('median'), 2)} ms, "
+                   f"p99 {f(n['allMs'].get('p99'), 2)} ms.")
+    if policy:
+        r = [x for x in policy if x["sessions"] == 1000 and x["workload"] == "idle"]
+        if r:
+            out.append(f"- Policy core at 1,000 sessions (idle workload): p50 {r[0]['median_ns'] / 1000:.2f} µs, "
+                       f"p99 {r[0]['p99_ns'] / 1000:.2f} µs per decision.")
+    i, ib = mod.get("idle") or {}, base.get("idle") or {}
+    if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
+        out.append(f"- Daemon: +{(i['rssKiB'] - ib['rssKiB']) / 1024:.1f} MiB RSS idle, "
+                   f"{f(i.get('wakeupsPerMinute'))} idle wake-ups per minute (stock {f(ib.get('wakeupsPerMinute'))}).")
+    out.append("")
+    out.append("![headphone loss](docs/bench/headphone-loss.png)")
+    out.append("<!-- bench:end -->")
+    return "\n".join(out)
+
+
+def update_readme(path, section):
+    text = open(path, encoding="utf-8").read()
+    pat = re.compile(r"<!-- bench:begin.*?<!-- bench:end -->", re.S)
+    if pat.search(text):
+        text = pat.sub(lambda _: section, text)
+    else:
+        marker = "\n## Building by hand"
+        idx = text.find(marker)
+        text = (text[:idx] + "\n" + section + "\n" + text[idx:]) if idx >= 0 else text.rstrip() + "\n\n" + section + "\n"
+    open(path, "w", encoding="utf-8").write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", default="bench-out/results.json")
+    ap.add_argument("--policy", default="bench-out/policy.json")
+    ap.add_argument("--out", default="docs/bench")
+    ap.add_argument("--markdown", default="BENCHMARKS.md")
+    ap.add_argument("--readme", default="README.md")
+    ap.add_argument("--wall", type=float, default=None)
+    a = ap.parse_args()
+    res = json.load(open(a.results, encoding="utf-8"))
+    policy = None
+    if os.path.exists(a.policy):
+        try:
+            policy = json.load(open(a.policy, encoding="utf-8"))
+        except ValueError:
+            policy = None
+    os.makedirs(a.out, exist_ok=True)
+    plots = {
+        "headphones": plot_headphones(res, a.out),
+        "duck": plot_envelope(res, a.out, "duck", "Ducking: the music's envelope through a 1 s navigation prompt",
+                              "ducking.png", "prompt playing", -13.98),
+        "interrupt": plot_envelope(res, a.out, "interrupt", "Interruption: the music's envelope through a 1 s phone call",
+                                   "interruption.png", "call playing", None),
+        "policy": plot_policy(policy, res, a.out),
+        "daemon": plot_daemon(res, a.out),
+    }
+    md = build_markdown(res, policy, plots, a.wall)
+    open(a.markdown, "w", encoding="utf-8").write(md)
+    if a.readme and os.path.exists(a.readme):
+        update_readme(a.readme, readme_section(res, policy, a.wall))
+    print(f"wrote {a.markdown} and {', '.join(p for p in plots.values() if p)}")
+
+
+if __name__ == "__main__":
+    main()
