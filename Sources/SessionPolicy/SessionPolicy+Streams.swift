@@ -85,6 +85,12 @@ extension SessionPolicy {
         updateDeclared(info.client)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
+        if s == old, let b = before, !b.unmanaged, traits(s)?.unmanaged == true {
+            // The stream's new role is unmanaged (Production, DSP, Test): its session goes
+            // away like a removed one (it ends what it interrupted, forgets its own
+            // interruption) and the policy's gains on it are undone (R41, SPEC 1: never touched).
+            removeSession(s, notifyOthers: b.transient)
+        }
         if case .failure(let e) = parsed, declarationTouched { notify(s, .declarationRefused(e)) }
         if s == old {
             applyDeclarationChange(s, before: before)
