@@ -52,7 +52,14 @@ extension SessionPolicy {
     }
 
     mutating func streamAdded(_ n: NodeID, client c: ClientID, direction: StreamDirection, _ props: Properties) {
-        if streams[n] != nil { streamRemoved(n) }
+        // A re-announced node replaces the old one. When its session is the same one
+        // afterwards (same legacy node, or the same declaring client), that session's
+        // interruption outlives the replacement: it heard `began` and no `ended` (R13).
+        var carried: (SessionID, InterruptionMark)?
+        if streams[n] != nil {
+            if let old = sessionOf(n), traits(old)?.unmanaged == false, let i = marks[old]?.interruption { carried = (old, i) }
+            streamRemoved(n)
+        }
         if clients[c] == nil {
             // A stream of a client we never heard of: track it with an empty client.
             clients[c] = ClientInfo(properties: [:])
@@ -66,6 +73,7 @@ extension SessionPolicy {
         updateDeclared(c)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
+        if let (old, i) = carried, old == s { carryInterruption(s, i) }
         if case .failure(let e) = parsed { notify(s, .declarationRefused(e)) }
         if case .client = s {
             applyDeclarationChange(s, before: nil)
@@ -188,6 +196,30 @@ extension SessionPolicy {
             touched.insert(s)
             updateDeclared(st.client, notifyOthers: notify)
         }
+    }
+
+    /// Gives a session that came back within the same event (a re-announced node) the
+    /// interruption it had: no second `began` (R13). When it has no interruption now, the
+    /// mark is restored while its cause still holds; otherwise it hears `ended` without
+    /// shouldResume, so began and ended still alternate.
+    mutating func carryInterruption(_ s: SessionID, _ i: InterruptionMark) {
+        guard exists(s), marks[s]?.interruption == nil else { return }
+        guard let t = traits(s), !t.unmanaged else { return }
+        let holds: Bool
+        switch i.cause {
+        case .session(let b): holds = b != s && isActive(b)
+        case .microphoneMuted(let e): holds = endpoints[e]?.muted == true
+        case .routeDisconnected: holds = true
+        }
+        guard holds else {
+            notify(s, .interruptionEnded(shouldResume: false))
+            return
+        }
+        var m = marks[s] ?? SessionMarks()
+        m.interruption = i
+        marks[s] = m
+        victimsOf[i.cause, default: []].insert(s)
+        touched.insert(s)
     }
 
     /// A session goes away: it deactivates (ending what it interrupted), its own
