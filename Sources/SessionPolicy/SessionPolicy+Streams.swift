@@ -41,7 +41,13 @@ extension SessionPolicy {
 
     mutating func clientRemoved(_ c: ClientID) {
         guard clients[c] != nil else { return }
-        for n in (streamsOfClient[c] ?? []).sorted() { streamRemoved(n) }
+        // Streams without a declaration go first: were a declaring stream removed while
+        // others remain, the client would stop declaring mid-removal and its remaining
+        // streams would get gain resets (effects naming nodes gone by the end of this
+        // event) and activate as legacy sessions for an instant.
+        let nodes = (streamsOfClient[c] ?? []).sorted()
+        for n in nodes where !(streams[n].map { hasSessionKey($0.properties) } ?? false) { streamRemoved(n) }
+        for n in nodes where streams[n] != nil { streamRemoved(n) }
         if declaredClients.contains(c) {
             removeSession(.client(c), notifyOthers: wantsNotifyOthers(c))
             declaredClients.remove(c)
