@@ -43,17 +43,27 @@
  * - `profile`: `desktop` (default) or `ios`: how a stream without role or
  *   declaration is treated.
  * - `duck.level`: the gain of ducked streams, 0..1 (default 0.2, -14 dB).
- * - `duck.strong-level`: the gain used under voice prompts (default 0.1).
+ * - `duck.strong-level`: the gain used under voice prompts when
+ *   `duck.strong-for-prompts` is on (default 0.1; not above `duck.level`).
+ * - `duck.strong-for-prompts`: `true` or `false` (default): whether voicePrompt
+ *   and navigation duckers use `duck.strong-level`.
  * - `duck.ramp-down-ms`, `duck.ramp-up-ms`: ramp times (default 250, 500).
  *   Ramps are stepped every 40 ms by at most 1.5 dB, each step sent once the
  *   stream has taken the previous one, so that no processing cycle changes the
  *   gain by more than 3 dB; a ramp takes longer than asked when it must.
  * - `private.outputs`: port types that are private (default
- *   `[ headphones bluetoothA2DP bluetoothHFP bluetoothLE usbAudio ]`).
+ *   `[ headphones bluetoothA2DP bluetoothHFP bluetoothLE ]`).
+ * - `private.form-factors`: `device.form-factor` values that are private, e.g.
+ *   of USB headsets (default `[ headphone headphones headset hands-free
+ *   handset earbuds ]`).
  * - `call.allowed-applications`: application names that may claim call
  *   priority (default: any).
  * - `interrupt.denied-applications`: application names that may not interrupt
  *   others (`cannotInterruptOthers`).
+ * - `legacy.resume-on-device-return`: `true` or `false` (default): resume
+ *   legacy streams paused by a private output's loss when it comes back.
+ * - `alerts.prefer-no-interruptions`: `mix` (default) or `holdBack`: what alerts
+ *   do while a session prefers no interruptions from system alerts.
  * - `role.table`: overrides of the `media.role` table, for example
  *   `{ Game = { category = ambient } }`.
  *
@@ -88,11 +98,15 @@ PW_LOG_TOPIC(mod_topic, "mod." NAME);
 #define MODULE_USAGE	"( profile=<desktop|ios> ) "				\
 			"( duck.level=<0..1> ) "				\
 			"( duck.strong-level=<0..1> ) "				\
+			"( duck.strong-for-prompts=<bool> ) "			\
 			"( duck.ramp-down-ms=<ms> ) "				\
 			"( duck.ramp-up-ms=<ms> ) "				\
 			"( private.outputs=[ <port type> ... ] ) "		\
+			"( private.form-factors=[ <form factor> ... ] ) "	\
 			"( call.allowed-applications=[ <name> ... ] ) "	\
 			"( interrupt.denied-applications=[ <name> ... ] ) "	\
+			"( legacy.resume-on-device-return=<bool> ) "		\
+			"( alerts.prefer-no-interruptions=<mix|holdBack> ) "	\
 			"( role.table={ <role> = { category=<c> mode=<m> options=<o> } ... } ) "
 
 #define METADATA_NAME	"audio-session"

@@ -10,7 +10,9 @@ public enum ModuleArguments {
 
     public static func configuration(from args: Properties) -> Result<PolicyConfiguration, Failure> {
         var c = PolicyConfiguration()
-        for key in args.keys.sorted() {
+        // Only our keys are parsed: PipeWire passes its own keys through module
+        // args too, and their values need not be SPA-JSON we can read.
+        for key in args.keys.sorted() where keys.contains(key) {
             let text = args[key] ?? ""
             let value: SPAJSONValue
             switch parseSPAJSONValue(text) {
@@ -26,6 +28,14 @@ public enum ModuleArguments {
         }
         return .success(c)
     }
+
+    /// The keys `apply` reads; every other key is ignored.
+    public static let keys: Set<String> = [
+        "profile", "duck.level", "duck.strong-level", "duck.strong-for-prompts", "duck.ramp-down-ms",
+        "duck.ramp-up-ms", "private.outputs", "private.form-factors", "call.allowed-applications",
+        "interrupt.denied-applications", "legacy.resume-on-device-return", "alerts.prefer-no-interruptions",
+        "role.table",
+    ]
 
     static func fail(_ key: String, _ expected: String) -> Failure {
         Failure(description: "\(key): expected \(expected)")

@@ -173,6 +173,9 @@ struct SPAJSONParser {
                     case UInt8(ascii: "n"): out.append(0x0A)
                     case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "r"): out.append(0x0D)
+                    case UInt8(ascii: "b"): out.append(0x08)
+                    case UInt8(ascii: "f"): out.append(0x0C)
+                    case UInt8(ascii: "u"): appendUnicodeEscape(to: &out)
                     default: out.append(e)
                     }
                 } else {
@@ -193,5 +196,37 @@ struct SPAJSONParser {
         }
         if out.isEmpty { return .failure(error("word expected")) }
         return .success(String(decoding: out, as: UTF8.self))
+    }
+
+    /// `\uXXXX` (after the `u`), a surrogate pair as one scalar, like
+    /// spa_json_parse_stringn; a bad or lone escape becomes U+FFFD.
+    mutating func appendUnicodeEscape(to out: inout [UInt8]) {
+        func hex4() -> UInt32? {
+            guard index + 4 <= bytes.count else { return nil }
+            var v: UInt32 = 0
+            for b in bytes[index..<index + 4] {
+                guard let d = Character(Unicode.Scalar(b)).hexDigitValue else { return nil }
+                v = v << 4 | UInt32(d)
+            }
+            index += 4
+            return v
+        }
+        var scalar: Unicode.Scalar = "\u{FFFD}"
+        if let high = hex4() {
+            if (0xD800..<0xDC00).contains(high), index + 1 < bytes.count,
+               bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                let mark = index
+                index += 2
+                if let low = hex4(), (0xDC00..<0xE000).contains(low),
+                   let s = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) {
+                    scalar = s
+                } else {
+                    index = mark
+                }
+            } else if let s = Unicode.Scalar(high) {
+                scalar = s
+            }
+        }
+        out.append(contentsOf: Array(String(scalar).utf8))
     }
 }

@@ -1,0 +1,340 @@
+import AudioSessionCoreABI
+import enum AudioSessionModuleCore.LogLevel
+import Foundation
+import Testing
+
+/// Effects recorded by the @convention(c) callbacks; reached through the `data`
+/// pointer given to `as_core_new`, as the module passes its `struct impl`.
+final class CEffectRecorder {
+    var calls: [EffectCall] = []
+}
+
+private func recorder(_ data: UnsafeMutableRawPointer?) -> CEffectRecorder? {
+    guard let data else { return nil }
+    return Unmanaged<CEffectRecorder>.fromOpaque(data).takeUnretainedValue()
+}
+
+/// A full table of C callbacks that capture nothing and record into `data`.
+let recordingTable = as_core_effects(
+    version: UInt32(AS_CORE_EFFECTS_VERSION),
+    pause: { data, node in recorder(data)?.calls.append(.pause(node)) },
+    resume: { data, node in recorder(data)?.calls.append(.resume(node)) },
+    duck: { data, node, gain, ramp in recorder(data)?.calls.append(.duck(node, gain: gain, rampMilliseconds: ramp)) },
+    silence: { data, node, on in recorder(data)?.calls.append(.silence(node, on)) },
+    publish: { data, subject, key, type, value in
+        recorder(data)?.calls.append(.publish(
+            subject: subject, key: key.map { String(cString: $0) } ?? "<NULL>",
+            type: type.map { String(cString: $0) } ?? "<NULL>", value: value.map { String(cString: $0) }))
+    },
+    log: { data, level, message in
+        let l: LogLevel
+        switch level {
+        case AS_LOG_ERROR: l = .error
+        case AS_LOG_WARN: l = .warn
+        case AS_LOG_INFO: l = .info
+        default: l = .debug
+        }
+        recorder(data)?.calls.append(.log(l, message.map { String(cString: $0) } ?? "<NULL>"))
+    })
+
+/// C strings that live as long as the builder: keys and values as raw bytes (NULL allowed).
+final class CProps {
+    private var buffers: [UnsafeMutablePointer<CChar>] = []
+    private(set) var items: [as_prop] = []
+
+    init(_ pairs: [(key: [UInt8]?, value: [UInt8]?)]) {
+        for (k, v) in pairs { items.append(as_prop(key: cString(k), value: cString(v))) }
+    }
+
+    convenience init(_ pairs: KeyValuePairs<String, String>) {
+        self.init(pairs.map { (Array($0.key.utf8), Array($0.value.utf8)) })
+    }
+
+    private func cString(_ bytes: [UInt8]?) -> UnsafePointer<CChar>? {
+        guard let bytes else { return nil }
+        let p = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (i, b) in bytes.enumerated() { p[i] = CChar(bitPattern: b) }
+        p[bytes.count] = 0
+        buffers.append(p)
+        return UnsafePointer(p)
+    }
+
+    /// Calls `body` with a `struct as_props` over the items (n_items may be overridden).
+    func with<R>(nItems: UInt32? = nil, _ body: (UnsafePointer<as_props>) -> R) -> R {
+        items.withUnsafeBufferPointer { buf in
+            var props = as_props(items: buf.baseAddress, n_items: nItems ?? UInt32(buf.count))
+            return withUnsafePointer(to: &props) { body($0) }
+        }
+    }
+
+    deinit { buffers.forEach { $0.deallocate() } }
+}
+
+/// The @_cdecl entry points, called through the C header like the module calls them.
+@Suite struct CABITests {
+    let effects = CEffectRecorder()
+
+    func newCore(_ args: CProps? = nil) throws -> OpaquePointer {
+        var table = recordingTable
+        let data = Unmanaged.passUnretained(effects).toOpaque()
+        var error = [CChar](repeating: 0, count: 256)
+        let core: OpaquePointer? = error.withUnsafeMutableBufferPointer { e in
+            withUnsafePointer(to: &table) { t in
+                if let args {
+                    return args.with { AudioSessionCoreABI.as_core_new($0, t, data, e.baseAddress, e.count) }
+                }
+                return AudioSessionCoreABI.as_core_new(nil, t, data, e.baseAddress, e.count)
+            }
+        }
+        let message = String(cString: error)
+        return try #require(core, "as_core_new failed: \(message)")
+    }
+
+    /// Stream ids the core heard of as streams (through `as_core_stream_added`).
+    func expectEffectsNameOnly(streams known: Set<UInt32>, clients: Set<UInt32> = []) {
+        for call in effects.calls {
+            switch call {
+            case .pause(let n), .resume(let n), .duck(let n, _, _), .silence(let n, _):
+                #expect(known.contains(n), "effect on unknown node: \(call)")
+            case .publish(let subject, let key, let type, let value):
+                #expect(subject == 0 || known.contains(subject) || clients.contains(subject), "\(call)")
+                #expect(["audio-session.event", "audio-session.global", "audio-session.session"].contains(key))
+                #expect(type == "Spa:String:JSON")
+                if let value {
+                    #expect((try? JSONSerialization.jsonObject(with: Data(value.utf8))) is [String: Any], "\(value)")
+                }
+            case .log:
+                break
+            }
+        }
+    }
+
+    @Test func nullCoreIsIgnoredByEveryEntryPoint() {
+        let props = CProps(["media.role": "Music"])
+        props.with { p in
+            as_core_client_added(nil, 1, p)
+            as_core_client_changed(nil, 1, p)
+            as_core_stream_added(nil, 2, 1, AS_STREAM_OUTPUT, p)
+            as_core_stream_changed(nil, 2, p)
+            as_core_endpoint_added(nil, 3, AS_ENDPOINT_SINK, p)
+            as_core_endpoint_changed(nil, 3, p)
+            as_core_endpoint_port_restored(nil, 3, p)
+        }
+        as_core_stream_running(nil, 2, true)
+        as_core_stream_activation_requested(nil, 2)
+        as_core_endpoint_port_lost(nil, 3)
+        as_core_endpoint_mute_changed(nil, 3, true)
+        as_core_link_added(nil, 4, 2, 3)
+        as_core_link_removed(nil, 4)
+        as_core_stream_removed(nil, 2)
+        as_core_endpoint_removed(nil, 3)
+        as_core_client_removed(nil, 1)
+        #expect(as_core_session_count(nil) == 0)
+        #expect(as_core_stream_count(nil) == 0)
+        as_core_free(nil)
+        #expect(effects.calls.isEmpty)
+    }
+
+    @Test func nullArgsAndAnEmptyTableCreateACoreThatRunsWithoutCallbacks() {
+        var table = as_core_effects()  // every callback NULL: skipped
+        var error = [CChar](repeating: 0, count: 16)
+        let core = withUnsafePointer(to: &table) { t in
+            error.withUnsafeMutableBufferPointer { as_core_new(nil, t, nil, $0.baseAddress, $0.count) }
+        }
+        #expect(core != nil)
+        let music = CProps(["media.role": "Music"])
+        music.with { as_core_stream_added(core, 10, 1, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 10, true)
+        #expect(as_core_stream_count(core) == 1)
+        as_core_free(core)
+    }
+
+    @Test func nullPropsNullItemsAndZeroItemsAreEmptyPropertySets() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        as_core_client_added(core, 1, nil)
+        let music = CProps(["media.role": "Music"])
+        // n_items 0 over real items: nothing is read.
+        music.with(nItems: 0) { as_core_stream_added(core, 10, 1, AS_STREAM_OUTPUT, $0) }
+        // items NULL with a non-zero count: nothing is read.
+        var dangling = as_props(items: nil, n_items: 5)
+        as_core_stream_added(core, 11, 1, AS_STREAM_OUTPUT, &dangling)
+        as_core_stream_changed(core, 11, nil)
+        as_core_endpoint_added(core, 20, AS_ENDPOINT_SINK, nil)
+        as_core_endpoint_changed(core, 20, &dangling)
+        as_core_endpoint_port_restored(core, 20, nil)
+        as_core_client_changed(core, 1, nil)
+        as_core_link_added(core, 30, 10, 20)
+        as_core_stream_running(core, 10, true)
+        as_core_stream_running(core, 11, true)
+        #expect(as_core_stream_count(core) == 2)
+        expectEffectsNameOnly(streams: [10, 11], clients: [1])
+    }
+
+    @Test func nullKeysAreSkippedAndNullValuesReadAsEmpty() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        let props = CProps([
+            (key: nil, value: Array("playback".utf8)),
+            (key: Array("audio.session.category".utf8), value: nil),
+            (key: nil, value: nil),
+            (key: Array("application.name".utf8), value: Array("nullish".utf8)),
+        ])
+        props.with { as_core_client_added(core, 5, $0) }
+        props.with { as_core_stream_added(core, 50, 5, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 50, true)
+        #expect(as_core_stream_count(core) == 1)
+        expectEffectsNameOnly(streams: [50], clients: [5])
+        // The empty category is a bad declaration, refused with badParam; the core carries on.
+        let refusal = effects.calls.events.first { $0.string("type") == "declarationRefused" }
+        if let refusal {
+            #expect((refusal["error"] as? [String: Any])?["code"] as? String == "badParam")
+        }
+    }
+
+    @Test func invalidUTF8IsRepairedIntoTheMetadataAsReplacementCharacters() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        let bad: [UInt8] = [0x70, 0x77, 0xFF, 0xC3, 0x28, 0xED, 0xA0, 0x80, 0x2D, 0xF0, 0x9F]  // "pw" + garbage
+        let client = CProps([
+            (key: Array("application.name".utf8), value: bad),
+            (key: [0xFE, 0x6B], value: bad),  // a key that is not UTF-8
+        ])
+        client.with { as_core_client_added(core, 7, $0) }
+        let stream = CProps([
+            (key: Array("media.role".utf8), value: [0x4D, 0x75, 0xFF, 0x69, 0x63]),  // "Mu\xFFic": no such role
+            (key: Array("media.class".utf8), value: Array("Stream/Output/Audio".utf8)),
+        ])
+        stream.with { as_core_stream_added(core, 70, 7, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 70, true)
+        expectEffectsNameOnly(streams: [70], clients: [7])
+        let session = try #require(effects.calls.metadataWrites.last { $0.key == "audio-session.session" }?.value)
+        let application = try #require(session.string("application"))
+        #expect(application.hasPrefix("pw\u{FFFD}"))
+        #expect(application.unicodeScalars.allSatisfy { $0 != "\u{0}" })
+    }
+
+    @Test func sixtyFourKiBValuesPassThroughWhole() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        let long = String(repeating: "x", count: 64 * 1024)
+        let client = CProps(["application.name": long, "audio.session.mode": long])
+        client.with { as_core_client_added(core, 8, $0) }
+        let stream = CProps(["media.role": long, "node.name": long])
+        stream.with { as_core_stream_added(core, 80, 8, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 80, true)
+        expectEffectsNameOnly(streams: [80], clients: [8])
+        let application = effects.calls.metadataWrites.last { $0.key == "audio-session.session" }?.value?.string("application")
+        #expect(application?.utf8.count == 64 * 1024)
+    }
+
+    @Test func idsZeroAndUInt32MaxAreOrdinaryIds() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        let sink = CProps(["node.name": "headphones", "device.form-factor": "headphones", "media.class": "Audio/Sink"])
+        sink.with { as_core_endpoint_added(core, UInt32.max, AS_ENDPOINT_SINK, $0) }
+        let music = CProps(["media.role": "Music", "application.name": "max"])
+        music.with { as_core_client_added(core, UInt32.max, $0) }
+        music.with { as_core_stream_added(core, 0, UInt32.max, AS_STREAM_OUTPUT, $0) }
+        as_core_link_added(core, 0, 0, UInt32.max)
+        as_core_stream_running(core, 0, true)
+        #expect(as_core_stream_count(core) == 1)
+        // The headphones go: stream 0 played on them and is paused (R30).
+        as_core_endpoint_removed(core, UInt32.max)
+        #expect(effects.calls.pausedNodes == [0])
+        as_core_link_removed(core, 0)
+        as_core_stream_removed(core, 0)
+        as_core_client_removed(core, UInt32.max)
+        #expect(as_core_stream_count(core) == 0)
+        expectEffectsNameOnly(streams: [0], clients: [UInt32.max])
+    }
+
+    @Test func removalsAndChangesOfUnknownIdsDoNothing() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        let props = CProps(["media.role": "Phone"])
+        as_core_stream_removed(core, 99)
+        as_core_client_removed(core, 99)
+        as_core_endpoint_removed(core, 99)
+        as_core_link_removed(core, 99)
+        props.with { as_core_stream_changed(core, 98, $0) }
+        props.with { as_core_endpoint_changed(core, 98, $0) }
+        props.with { as_core_client_changed(core, 98, $0) }
+        props.with { as_core_endpoint_port_restored(core, 98, $0) }
+        as_core_stream_running(core, 97, true)
+        as_core_stream_activation_requested(core, 97)
+        as_core_endpoint_port_lost(core, 96)
+        as_core_endpoint_mute_changed(core, 96, true)
+        as_core_link_added(core, 95, 94, 93)
+        #expect(as_core_stream_count(core) == 0)
+        #expect(as_core_session_count(core) == 0)
+        expectEffectsNameOnly(streams: [])
+        #expect(effects.calls.streamEffects.isEmpty)
+        #expect(effects.calls.events.isEmpty)
+    }
+
+    @Test func removalBeforeAdditionThenTheSameIdsAddedWork() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        as_core_stream_removed(core, 10)
+        as_core_client_removed(core, 1)
+        as_core_link_removed(core, 5)
+        let music = CProps(["media.role": "Music"])
+        music.with { as_core_client_added(core, 1, $0) }
+        music.with { as_core_stream_added(core, 10, 1, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 10, true)
+        #expect(as_core_stream_count(core) == 1)
+        #expect(as_core_session_count(core) == 1)
+        // Added twice: still one stream.
+        music.with { as_core_stream_added(core, 10, 1, AS_STREAM_OUTPUT, $0) }
+        #expect(as_core_stream_count(core) == 1)
+        as_core_stream_removed(core, 10)
+        as_core_stream_removed(core, 10)
+        #expect(as_core_stream_count(core) == 0)
+        expectEffectsNameOnly(streams: [10], clients: [1])
+    }
+
+    @Test func outOfRangeEnumValuesAreReadAsTheDefaultKind() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        let props = CProps(["media.role": "Music"])
+        props.with { as_core_stream_added(core, 10, 1, as_stream_direction(rawValue: 7), $0) }
+        props.with { as_core_endpoint_added(core, 20, as_endpoint_kind(rawValue: 0xFFFF_FFFF), $0) }
+        #expect(as_core_stream_count(core) == 1)
+        expectEffectsNameOnly(streams: [10])
+    }
+
+    @Test func everyCallbackIsReachedThroughTheTableWithTheDataPointer() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        let sink = CProps(["node.name": "headphones", "device.form-factor": "headphones"])
+        sink.with { as_core_endpoint_added(core, 1, AS_ENDPOINT_SINK, $0) }
+        let music = CProps(["media.role": "Music"])
+        music.with { as_core_stream_added(core, 10, 100, AS_STREAM_OUTPUT, $0) }
+        as_core_link_added(core, 50, 10, 1)
+        as_core_stream_running(core, 10, true)
+        let nav = CProps(["media.role": "Navigation"])
+        nav.with { as_core_stream_added(core, 11, 101, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 11, true)
+        let phone = CProps(["media.role": "Phone"])
+        phone.with { as_core_stream_added(core, 12, 102, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 12, true)
+        as_core_stream_running(core, 12, false)
+        let calls = effects.calls
+        #expect(calls.contains(.duck(10, gain: 0.2, rampMilliseconds: 250)))
+        #expect(calls.pausedNodes.contains(10))
+        #expect(calls.contains { if case .publish(0, "audio-session.event", _, _) = $0 { return true } else { return false } })
+        #expect(calls.contains { if case .log = $0 { return true } else { return false } })
+        expectEffectsNameOnly(streams: [10, 11, 12])
+    }
+
+    @Test func freeingACoreWithLiveObjectsCallsNoEffect() throws {
+        let core = try newCore()
+        let music = CProps(["media.role": "Music"])
+        music.with { as_core_stream_added(core, 10, 1, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 10, true)
+        let before = effects.calls.count
+        as_core_free(core)
+        #expect(effects.calls.count == before)
+    }
+}
