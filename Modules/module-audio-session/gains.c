@@ -152,7 +152,7 @@ int as_gains_init(struct as_gains *gains, struct pw_loop *loop)
 {
 	gains->loop = loop;
 	gains->tick_ms = 40;
-	gains->max_step_db = 1.5f;
+	gains->max_step_db = 1.25f;	/* two steps landing in one cycle stay under 3 dB */
 	gains->max_wait_ticks = 5;
 	spa_list_init(&gains->ramping);
 	gains->timer = pw_loop_add_timer(loop, on_tick, gains);

@@ -76,8 +76,9 @@ extension Integration {
                                   largestStep: levels.largestStep(firstSound + 2..<n - 2),
                                   savedStateBefore: savedBefore, savedStateAfter: restoreStream(sandbox),
                                   volumesBefore: volumesBefore, volumesAfter: volumesAfter)
-            print(String(format: "duck: music %.2f dB before, %.2f dB during, %.2f dB after, largest step %.2f dB/block, plateau %d blocks",
-                         before, outcome.during, after, outcome.largestStep, plateau.count))
+            print(String(format: "duck: music %.2f dB before, %.2f dB during, %.2f dB after, largest step %.2f dB/block, plateau %d blocks, dropouts %d",
+                         before, outcome.during, after, outcome.largestStep, plateau.count,
+                         levels.dropouts(firstSound + 2..<n - 2)))
             return (levels, outcome)
         }
 

@@ -139,16 +139,25 @@ struct Levels {
         return v.isEmpty ? -.infinity : v[v.count / 2]
     }
 
-    /// The largest level change between consecutive blocks in `range`.
+    /// The largest level change between consecutive sounding blocks in `range`.
+    /// A block of digital silence inside a constant tone is a dropout (an xrun of
+    /// the loaded machine), not a gain step: it is skipped and the blocks on either
+    /// side of it are compared. Silence at either end of `range` still counts.
     func largestStep(_ range: Range<Int>) -> Double {
         let r = range.clamped(to: 0..<blocks.count)
-        var m = 0.0
         guard r.count > 1 else { return 0 }
-        for i in r.lowerBound + 1..<r.upperBound {
-            let a = blocks[i - 1], b = blocks[i]
-            if a.isFinite && b.isFinite { m = max(m, abs(a - b)) } else if a.isFinite != b.isFinite { m = .infinity }
-        }
+        let sounding = r.filter { blocks[$0].isFinite }
+        if sounding.isEmpty { return 0 }
+        guard let first = sounding.first, let last = sounding.last,
+              first == r.lowerBound, last == r.upperBound - 1 else { return .infinity }
+        var m = 0.0
+        for (a, b) in zip(sounding, sounding.dropFirst()) { m = max(m, abs(blocks[a] - blocks[b])) }
         return m
+    }
+
+    /// Blocks of digital silence (dropouts) in `range`.
+    func dropouts(_ range: Range<Int>) -> Int {
+        range.clamped(to: 0..<blocks.count).filter { !blocks[$0].isFinite }.count
     }
 
     /// The longest run of consecutive blocks below `threshold`.
