@@ -10,6 +10,8 @@
 #include <spa/utils/result.h>
 #include <spa/utils/string.h>
 #include <spa/utils/json.h>
+#include <spa/pod/iter.h>
+#include <spa/param/props.h>
 
 #include <pipewire/impl.h>
 #include <pipewire/extensions/metadata.h>
@@ -135,6 +137,8 @@ struct node_entry {
 	unsigned int paused_by_policy:1;	/**< the core asked for the pause */
 	unsigned int changing_active:1;	/**< set_active() from here is in progress */
 	unsigned int removed:1;
+	unsigned int is_source:1;	/**< an endpoint of kind AS_ENDPOINT_SOURCE */
+	unsigned int muted:1;		/**< the source's Props mute, as last reported to the core */
 };
 
 struct client_entry {
@@ -292,6 +296,44 @@ static void node_destroy(void *data)
 	node_forget(n);
 }
 
+static int mute_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next,
+		struct spa_pod *param)
+{
+	int *mute = data;
+	const struct spa_pod_prop *prop;
+	bool value;
+
+	/* Props without mute (a partial object) leave *mute as it was. */
+	if (param == NULL || !spa_pod_is_object_type(param, SPA_TYPE_OBJECT_Props) ||
+	    (prop = spa_pod_find_prop(param, NULL, SPA_PROP_mute)) == NULL ||
+	    spa_pod_get_bool(&prop->value, &value) < 0)
+		return 0;
+	*mute = value;
+	return 1;
+}
+
+/** R19: the user (pactl set-source-mute, a mic-mute key) muted or unmuted a
+ * source. Reads the node's Props `mute` (never writes it) and tells the core
+ * only when it differs from what the core last heard. */
+static void source_check_mute(struct node_entry *n)
+{
+	int mute = -1;
+	int res;
+
+	res = pw_impl_node_for_each_param(n->node, 0, SPA_PARAM_Props, 0, UINT32_MAX, NULL,
+			mute_param, &mute);
+	if (res < 0 || mute < 0) {
+		if (res < 0)
+			pw_log_debug("source %u: can't read Props: %s", n->id, spa_strerror(res));
+		return;
+	}
+	if ((bool) mute == (bool) n->muted)
+		return;
+	n->muted = mute;
+	pw_log_info("source %u %s", n->id, mute ? "muted" : "unmuted");
+	as_core_endpoint_mute_changed(n->impl->core, n->id, mute);
+}
+
 static void node_info_changed(void *data, const struct pw_node_info *info)
 {
 	struct node_entry *n = data;
@@ -299,6 +341,8 @@ static void node_info_changed(void *data, const struct pw_node_info *info)
 
 	if (n->kind == OBJECT_STREAM && (info->change_mask & PW_NODE_CHANGE_MASK_PARAMS))
 		as_gain_props_changed(&n->impl->gains, &n->gain);
+	if (n->is_source && (info->change_mask & PW_NODE_CHANGE_MASK_PARAMS))
+		source_check_mute(n);
 	if (!(info->change_mask & PW_NODE_CHANGE_MASK_PROPS))
 		return;
 	props = props_of(info->props);
@@ -390,6 +434,10 @@ static void add_node(struct impl *impl, struct pw_global *global)
 	p = props_of(&props->dict);
 	if (kind == OBJECT_ENDPOINT) {
 		as_core_endpoint_added(impl->core, id, endpoint, &p);
+		/* A source muted before we saw it: the core starts from unmuted. */
+		n->is_source = endpoint == AS_ENDPOINT_SOURCE;
+		if (n->is_source)
+			source_check_mute(n);
 	} else {
 		uint32_t client_id = (uint32_t) pw_properties_get_uint32(props, PW_KEY_CLIENT_ID, SPA_ID_INVALID);
 		as_core_stream_added(impl->core, id, client_id, direction, &p);
