@@ -59,9 +59,15 @@ def systems(res):
     return {s["system"]: s for s in res["systems"]}
 
 
+def floats(v):
+    """A list of JSON numbers, non-numbers (the Swift side writes NaN as "nan") as NaN."""
+    return [float(x) if num(x) is not None else float("nan") for x in v]
+
+
 def series(ax, env, system, label=None):
     if not env:
         return
+    env = {k: floats(env[k]) for k in ("tMs", "median", "p10", "p90")}
     t = env["tMs"]
     ax.fill_between(t, env["p10"], env["p90"], color=COLORS[system], alpha=0.2, linewidth=0)
     ax.plot(t, env["median"], color=COLORS[system], label=label or LABELS[system], linewidth=1.6)
@@ -173,7 +179,8 @@ def plot_daemon(res, out):
     ax.set_xticklabels([g[0] for g in groups], fontsize=8)
     ax.set_ylabel("pipewire VmRSS (MiB)")
     ax.set_title("Daemon memory")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.25)
     # CPU
     ax = axes[1]
     groups = [("stream pause/resume", lambda s: (s.get("cpu") or {}).get("cpuMsPerThousand")),
@@ -238,7 +245,8 @@ def build_markdown(res, policy, plots, wall):
     w("")
     w(f"- **Machine:** {m['cpuModel']}, `nproc` = {m['nproc']}, `uname -m` = {m['arch']}, kernel {m['kernel']}, "
       f"{m['memTotalMiB']:,} MiB RAM")
-    w(f"- **Software:** {m['pipewire'] or 'PipeWire 0.3.65'}, {m['wireplumber'] or 'WirePlumber 0.4.13'}, "
+    w(f"- **Software:** {(m['pipewire'] or 'libpipewire 0.3.65').replace('Compiled with ', '')}, "
+      f"{(m['wireplumber'] or 'libwireplumber 0.4.13').replace('Compiled with ', '')}, "
       f"{m['swift']}; commit `{m['gitCommit']}`{' (with uncommitted changes)' if m['gitDirty'] else ''}")
     w(f"- **Date:** {m['date']}; **command:** `{m['command']}`; audio-session-bench ran {res['totalSeconds']:.0f} s"
       + (f", the whole `make bench` {wall:.0f} s (build included)" if wall else ""))
@@ -315,14 +323,14 @@ def build_markdown(res, policy, plots, wall):
     w("")
     w(f"A client plays a 375 Hz tone (-6 dBFS) on `headphones` (the default sink); the headphones' node is destroyed "
       f"(`pw-cli destroy`, an unplug); WirePlumber moves the orphaned stream to `speaker`. The speaker's monitor is "
-      f"recorded continuously (`pw-record`, s16 stereo); a trial's window runs from just before the `pw-cli destroy` "
-      f"to 0.25 s after the stream's link to the speaker appears. *Leaked samples* = non-zero samples (both channels) "
+      f"recorded (`pw-record`, s16 stereo); a trial's window runs from just before the `pw-cli destroy` "
+      f"to 0.25 s after the stream's link to the speaker appears (recorded by a `pw-record` started for the trial). *Leaked samples* = non-zero samples (both channels) "
       f"in that window. {p['hlTrials']} trials per client and system, one sandbox per system reused across trials, "
-      f"the headphones re-added before each trial; the player is linked to the headphones alone and plays for 0.1 s "
+      f"the headphones re-added before each trial; the player is linked to the headphones alone and plays for {p.get('hlSettle', 0.1)} s "
       f"before the unplug. The two systems' trials ran at the same time (two sandboxes side by side: the trials wait on "
       f"the graph, not on the CPU).")
     w("")
-    w("| client | system | trials | without a leak | leaked samples per trial | first sound on the speaker after the unplug (ms) | failed |")
+    w("| client | system | trials | without a leak | leaked samples per trial | first sound on the speaker after the unplug (ms; ±1 quantum, 21 ms) | failed |")
     w("|---|---|---:|---:|---|---|---:|")
     for name, rows in (("module", hl), ("baseline", hlb)):
         for c in rows:
@@ -337,25 +345,14 @@ def build_markdown(res, policy, plots, wall):
           + " (a ratio of medians is 0 when the module leaks nothing). The baseline's count is simply the window: the "
             "stream keeps playing on the speaker at full level.")
         w("")
-        leaky = [c for c in hl if len(c["leakedSamples"]) > c["zeroLeakTrials"]]
-        if leaky:
-            w("Where the module leaked: "
-              + "; ".join(f"{c['client']}: {len(c['leakedSamples']) - c['zeroLeakTrials']} trials, "
-                          f"{c.get('leakTrialsWithStartSamples', 0)} of them after the player had also reached the "
-                          f"speaker while starting (see below)" for c in leaky)
-              + ". Trials whose leaked audio is the *start* of the music file (a sine from phase 0, checked sample by "
-                "sample: stale start-up audio of the stream, not what was playing at the unplug): "
-              + ", ".join(f"{c['client']} {c.get('leakTrialsReplayingFileStart', 0)}/{len(c['leakedSamples']) - c['zeroLeakTrials']}"
-                          for c in leaky) + ".")
-            w("")
         starts = [(name, c) for name, rows in (("module", hl), ("baseline", hlb)) for c in rows]
-        if any(c.get("trialsWithStartSamples") for _, c in starts):
-            w("Also seen (not part of the loss): when a player starts right after the headphones are re-added, "
-              "WirePlumber sometimes links it to the speaker first and moves it to the headphones a moment later; those "
-              "samples reach the speaker *before* the unplug, in both systems — trials with such start-up samples: "
-              + ", ".join(f"{name} {c['client']} {c['trialsWithStartSamples']}/{len(c['startSamples'])}" for name, c in starts)
-              + ". The bench waits until the player is linked to the headphones alone before it unplugs them.")
-            w("")
+        w("Before the unplug (from the recorder's start to the unplug, while the player starts on the headphones) the "
+          "speaker received non-zero samples in "
+          + ", ".join(f"{name} {c['client']} {c['trialsWithStartSamples']}/{len(c['startSamples'])}" for name, c in starts)
+          + " trials. Each trial starts its own recorder after the headphones are back: a recorder left running on the "
+            "speaker's monitor is moved to the headphones by WirePlumber when they come back (found while building this "
+            "bench), and every trial checks that the recorder is fed by the speaker alone before the unplug.")
+        w("")
         errs = [e for _, c in starts for e in c.get("errors", [])]
         if errs:
             w("Failed trials (first errors): " + "; ".join(f"`{e}`" for e in errs[:4]))

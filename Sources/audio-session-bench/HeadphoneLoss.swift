@@ -35,14 +35,12 @@ struct HeadphoneLossClient: Codable {
     var leakedSamples: [Int]
     var leaked: Stats
     var zeroLeakTrials: Int
-    /// Non-zero samples on the speaker from the re-plug to the unplug (the player starting on the
-    /// headphones): not part of the loss, reported because it is sound on the wrong output too.
+    /// Non-zero samples on the speaker from the recorder's start (after the re-plug) to the unplug,
+    /// while the player starts on the headphones: should be none in both systems.
     var startSamples: [Int]
     var trialsWithStartSamples: Int
     /// Trials that leaked and whose player had also reached the speaker while starting.
     var leakTrialsWithStartSamples: Int = 0
-    /// Trials whose leaked audio is the first frames of the music file (stale start-up buffers).
-    var leakTrialsReplayingFileStart: Int = 0
     /// From the unplug command to the first non-zero sample on the speaker (trials that leaked).
     var firstSoundMs: Stats
     /// Length of the measured window per trial (ms).
@@ -96,12 +94,6 @@ enum HeadphoneLoss {
     static func runClient(_ sandbox: Sandbox, system: String, client: Client, music: String, trials: Int,
                           settle: Double) -> HeadphoneLossClient {
         let started = Date()
-        let tape: Tape
-        do { tape = try Tape(sandbox, sink: "speaker") } catch {
-            return failedClient(client, trials: trials, error: "recorder: " + describe(error))
-        }
-        defer { tape.stop() }
-        var replays = 0
         var leaks: [Int] = [], starts: [Int] = [], firstSound: [Double] = [], windows: [Double] = []
         var envelopes: [[Double]] = []
         var errors: [String] = []
@@ -109,10 +101,9 @@ enum HeadphoneLoss {
         var role: String?
         for i in 0..<trials {
             do {
-                let r = try trial(sandbox, client: client, music: music, tape: tape, settle: settle)
+                let r = try trial(sandbox, client: client, music: music, settle: settle)
                 leaks.append(r.leaked)
                 starts.append(r.startSamples)
-                if r.replaysStart { replays += 1 }
                 if let f = r.firstSoundMs { firstSound.append(f) }
                 windows.append(r.windowMs)
                 envelopes.append(r.envelope)
@@ -135,13 +126,12 @@ enum HeadphoneLoss {
             zeroLeakTrials: leaks.filter { $0 == 0 }.count, startSamples: starts,
             trialsWithStartSamples: starts.filter { $0 > 0 }.count,
             leakTrialsWithStartSamples: zip(leaks, starts).filter { $0.0 > 0 && $0.1 > 0 }.count,
-            leakTrialsReplayingFileStart: replays, firstSoundMs: Stats(firstSound), windowMs: Stats(windows),
+            firstSoundMs: Stats(firstSound), windowMs: Stats(windows),
             mediaRole: role, secondsPerTrial: Date().timeIntervalSince(started) / Double(max(1, trials)), envelope: env)
     }
 
     struct TrialResult {
         var leaked: Int
-        var replaysStart: Bool
         var startSamples: Int
         var firstSoundMs: Double?
         var windowMs: Double
@@ -149,19 +139,32 @@ enum HeadphoneLoss {
         var role: String?
     }
 
-    static func trial(_ sandbox: Sandbox, client: Client, music: String, tape: Tape, settle: Double) throws -> TrialResult {
-        let startMark = tape.mark
+    static func trial(_ sandbox: Sandbox, client: Client, music: String, settle: Double) throws -> TrialResult {
         if try sandbox.nodeID(named: "headphones") == nil {
             try sandbox.addDevice(.headphones)
         }
         try sandbox.waitUntil(timeout: 10, poll: 0.01, "headphones to be the default sink") {
             sandbox.defaultSinkName() == "headphones"
         }
+        // A recorder per trial, started once the headphones are back: WirePlumber moves a running
+        // recorder of the speaker's monitor to the headphones when they come back (seen in this bench).
+        let tape = try Tape(sandbox, sink: "speaker")
+        defer { tape.stop(); unlink(tape.path) }
+        let startMark = tape.mark
         let (player, node, props) = try sandbox.startPlayer(client.argv(music), environment: client.environment, on: "headphones")
         defer { player.terminate(signal: SIGKILL, timeout: 2) }
         // The player's samples are flowing on the headphones; nothing plays on the speaker.
         if settle > 0 { try tape.waitForMore(seconds: settle) }
         let playMark = tape.mark
+        do {
+            let d = try sandbox.dump()
+            let rec = Graph.nodeID(d, named: "sandbox-recorder-speaker") ?? -1
+            let speaker = Graph.nodeID(d, named: "speaker") ?? -2
+            let feeds = Graph.links(d).filter { $0.input == rec }
+            guard !feeds.isEmpty, feeds.allSatisfy({ $0.output == speaker }) else {
+                throw BenchFailure("the recorder is not fed by the speaker alone before the unplug")
+            }
+        }
         // The unplug: `pw-cli destroy` of the headphones' node; the mark is taken just before it.
         guard let hpID = try sandbox.nodeID(named: "headphones") else { throw BenchFailure("no headphones node") }
         let unplugMark = tape.mark
@@ -186,20 +189,7 @@ enum HeadphoneLoss {
         let leaked = s.reduce(0) { $0 + ($1 != 0 ? 1 : 0) }
         if ProcessInfo.processInfo.environment["BENCH_DEBUG"] != nil, leaked > 0 {
             let idx = s.indices.filter { s[$0] != 0 }
-            progress("    leak: \(leaked) samples, frames \(a + idx.first! / 2 - unplug)...\(a + idx.last! / 2 - unplug) from the unplug mark, peak \(s.map(abs).max()!); player linked at \(tape.frame(ofMark: playMark) - unplug); start samples \(startSamples); first values \(s[idx.first!..<idx.first! + 6])")
-        }
-        // Is the leaked audio the start of the music file (a sine from phase 0), i.e. stale start-up audio?
-        var replaysStart = false
-        if let i0 = s.firstIndex(where: { $0 != 0 }) {
-            let f0 = max(0, i0 / 2 - 1)
-            for offset in 0...2 where !replaysStart {
-                replaysStart = (0..<16).allSatisfy { k in
-                    let idx = (f0 + k) * 2
-                    guard idx < s.count else { return false }
-                    let expected = 0.5 * sin(2 * Double.pi * 375 * Double(k + offset) / 48_000)
-                    return abs(Double(s[idx]) - expected) < 0.002
-                }
-            }
+            progress("    leak: \(leaked) samples, frames \(a + idx.first! / 2 - unplug)...\(a + idx.last! / 2 - unplug) from the unplug mark, peak \(s.map(abs).max()!); player linked at \(tape.frame(ofMark: playMark) - unplug)")
         }
         var first: Double?
         if let idx = s.firstIndex(where: { $0 != 0 }) { first = Double(a + idx / 2 - unplug) / 48.0 }
@@ -209,7 +199,7 @@ enum HeadphoneLoss {
         let envSamples = tape.samples(fromFrame: max(0, unplug - preFrames), toFrame: unplug + postFrames)
         var env = rmsLevels(envSamples, frames: envelopeBlock)
         if unplug < preFrames { env = Array(repeating: -100, count: (preFrames - unplug) / envelopeBlock) + env }
-        return TrialResult(leaked: leaked, replaysStart: leaked > 0 && replaysStart, startSamples: startSamples, firstSoundMs: first, windowMs: Double(b - a) / 48.0, envelope: env,
+        return TrialResult(leaked: leaked, startSamples: startSamples, firstSoundMs: first, windowMs: Double(b - a) / 48.0, envelope: env,
                            role: props["media.role"] as? String)
     }
 }

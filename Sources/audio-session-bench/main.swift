@@ -80,7 +80,7 @@ struct SystemResult: Codable {
 }
 
 struct Parameters: Codable {
-    var hlTrials: Int, duckTrials: Int, baselineDuckTrials: Int, interruptTrials: Int, baselineInterruptTrials: Int
+    var hlTrials: Int, hlSettle: Double, duckTrials: Int, baselineDuckTrials: Int, interruptTrials: Int, baselineInterruptTrials: Int
     var notifyTrials: Int, idleSeconds: Double, streams: Int, toggleEvents: Int, toggleRate: Double
     var churnSeconds: Double, churnRate: Double, churnLive: Int, quick: Bool
 }
@@ -95,7 +95,7 @@ struct Results: Codable {
 
 var results = Results(
     machine: Machine.collect(command: opts["command"] ?? "make bench"),
-    parameters: Parameters(hlTrials: hlTrials, duckTrials: duckTrials, baselineDuckTrials: baselineDuckTrials,
+    parameters: Parameters(hlTrials: hlTrials, hlSettle: hlSettle, duckTrials: duckTrials, baselineDuckTrials: baselineDuckTrials,
                            interruptTrials: interruptTrials, baselineInterruptTrials: baselineInterruptTrials,
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
                            toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
