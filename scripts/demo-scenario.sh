@@ -15,6 +15,7 @@ say() { printf '\n[%6.2fs] %s\n' "$(echo "$(date +%s.%N) - $t0" | bc)" "$*"; }
 sox -n -r 48000 -c 2 -b 16 "$work/music.wav" synth 120 sine 440 vol 0.5
 sox -n -r 48000 -c 2 -b 16 "$work/prompt.wav" synth 2 sine 880 vol 0.5
 sox -n -r 48000 -c 2 -b 16 "$work/call.wav" synth 2 sine 660 vol 0.5
+sox -n -r 48000 -c 2 -b 16 "$work/podcast.wav" synth 3 sine 330 vol 0.3
 
 # Every event the policy publishes, as it happens.
 stdbuf -oL pw-metadata -n audio-session -m > "$work/events.txt" 2>&1 &
@@ -94,4 +95,18 @@ nz=$(sox "$work/speaker.wav" -t s16 - 2>/dev/null | od -An -v -td2 -w2 | awk '$1
 printf '    level  speaker    non-zero samples in the second after the unplug: %s\n' "$nz"
 events
 pw-metadata -n audio-session | grep "id:$music " | sed -n "s/.*value:'\(.*\)' type:.*/    state  \1/p" | cut -c1-200
+kill $player 2>/dev/null || true
+say "an application on the AudioSession library: pw-session play (a podcast, spokenAudio, now on the speaker) prints what it receives"
+pw-session play --mode spokenAudio "$work/podcast.wav" > "$work/app.log" 2>&1 &
+app=$!; pids="$pids $app"
+deadline=$(( $(date +%s) + 10 ))
+until grep -q playing "$work/app.log" 2>/dev/null; do
+  [ "$(date +%s)" -lt "$deadline" ] || { echo "pw-session play did not start" >&2; cat "$work/app.log" >&2; exit 1; }
+  sleep 0.1
+done
+say "pw-session interrupt --as call --duration 1.5: a declared playAndRecord/voiceChat session interrupts it"
+pw-session interrupt --as call --duration 1.5 | sed 's/^/    call   /'
+wait $app || true   # it plays to the end of the podcast, then exits
+sed 's/^/    app    /' "$work/app.log"
+
 say "done"

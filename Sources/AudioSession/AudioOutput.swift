@@ -106,8 +106,17 @@ public final class AudioOutput: Sendable {
     }
 
     /// `pw_stream_set_active(true)`.
+    ///
+    /// When the policy paused the node and then resumed it while this stream was
+    /// inactive (the application paused on `began`, as Apple's guide says), the
+    /// node is already active in the daemon: a lone `set_active(true)` changes
+    /// nothing there, no Start reaches the stream and it stays silent (seen with
+    /// PipeWire 0.3.65). Activating, deactivating and activating again makes the
+    /// daemon see its owner stop and start the node.
     public func resume() {
         let s = inner.withLock { i -> PipeWireStream? in i.paused = false; return i.stream }
+        s?.setActive(true)
+        s?.setActive(false)
         s?.setActive(true)
     }
 

@@ -46,6 +46,11 @@ extension Integration {
                 try sandbox.waitUntil(timeout: 30, "the podcast to play again after call \(round)") {
                     try Client.session(sandbox, application: "pw-session play")?["playing"] as? Bool == true
                 }
+                // And it is heard again: its samples reach the headphones.
+                let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
+                try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+                let heard = try recorder.stop()
+                #expect(heard.nonZeroSampleCount > 0, "after call \(round) no sample of the podcast reached the headphones")
             }
         }
 
