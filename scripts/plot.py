@@ -540,9 +540,17 @@ def build_markdown(res, policy, plots, wall):
     crow("RSS after", "rssAfterKiB", 1, 1 / 1024, " MiB")
     crow("daemon CPU during the churn", "cpuMs", 0, 1, " ms")
     crow("daemon CPU per 1,000 stream events", "cpuMsPerThousandStreamEvents", 1, 1, " ms")
+    crow("metadata updates seen", "metadataUpdates")
     crow("xrun / late-client log lines", "xrunLogLines")
     crow("largest lag of the churn schedule", "maxLateMs", 1, 1, " ms")
     w("")
+    if num(ch.get("metadataUpdates")) is not None and num(ch.get("streamEventsPerSecond")):
+        w(f"The listener saw {ch['metadataUpdates']:,} metadata updates for about "
+          f"{ch['streamEventsPerSecond'] * (ch.get('seconds') or 0):,.0f} stream events: the module does not publish "
+          "one update per stream event in this workload. Memory: both daemons keep most of what 200 streams took "
+          "(compare the idle figure of section 6 with *RSS before*, measured after the 200-stream test); the "
+          "difference between *after* and *before* is what the churn added.")
+        w("")
     for name, r in (("module", ch), ("baseline", chb)):
         if r.get("helperCrashes"):
             w(f"The churn helper (an AudioSession client) died {len(r['helperCrashes'])} time(s) in the {name} sandbox "
@@ -614,9 +622,12 @@ def readme_section(res, policy, wall):
                    f"{f(max([x for x in [(d.get('stepDownDb') or {}).get('max'), (d.get('stepUpDb') or {}).get('max')] if num(x) is not None] or [None]), 2)} dB per cycle; stock does not duck.")
     di = mod.get("interrupt") or {}
     if di:
-        out.append(f"- Interruption by a call: music stops {f((di.get('pauseMs') or {}).get('median'))} ms after the "
-                   f"call's first audible sample, resumes {f((di.get('resumeMs') or {}).get('median'))} ms after its end; "
-                   "stock keeps playing.")
+        pm = num((di.get("pauseMs") or {}).get("median"))
+        when = ("—" if pm is None else
+                f"{abs(pm):.1f} ms {'before' if pm < 0 else 'after'} the call's first audible sample")
+        out.append(f"- Interruption by a phone call: the music stops {when} "
+                   f"({di.get('pausedCount', 0)}/{len([t for t in di['trials'] if t.get('ok')])} trials) and resumes "
+                   f"{f((di.get('resumeMs') or {}).get('median'))} ms after the call's end; stock keeps playing.")
     n = mod.get("notify") or {}
     if n.get("ok"):
         out.append(f"- Notification latency (AudioSession): p50 {f(n['allMs'].get('median'), 2)} ms, "

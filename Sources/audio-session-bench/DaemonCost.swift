@@ -170,7 +170,7 @@ enum DaemonCost {
             guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
             try waitSuspended(sandbox)
             r.rssBeforeKiB = Proc.rssKiB(pid)
-            let monitor = try? sandbox.spawn(["pw-metadata", "-m", "-n", "audio-session"])
+            let monitor = try? sandbox.spawn(["stdbuf", "-oL", "pw-metadata", "-m", "-n", "audio-session"])
             defer { monitor?.terminate(signal: SIGKILL, timeout: 3) }
             func updates() -> Int { monitor.map { helperOutput($0).components(separatedBy: "update:").count - 1 } ?? 0 }
             var created = 0, destroyed = 0, failed = 0, crashes = 0, lateMax = 0.0
