@@ -135,37 +135,7 @@ enum Proc {
 
 // MARK: Graph (pw-dump)
 
-enum Graph {
-    static func int(_ value: Any?) -> Int? {
-        (value as? Int) ?? (value as? String).flatMap { Int($0) }
-    }
-
-    /// The first node of `mediaClass` belonging to process `pid` (its client carries the pid;
-    /// pipewire-pulse puts the pulse client's pid on the node).
-    static func streamNode(_ dump: [[String: Any]], pid: Int32, mediaClass: String = "Stream/Output/Audio") -> [String: Any]? {
-        let clients = Set(Sandbox.objects(dump, type: "PipeWire:Interface:Client").compactMap { c -> Int? in
-            int(Sandbox.props(c)["application.process.id"]) == Int(pid) ? c["id"] as? Int : nil
-        })
-        return Sandbox.objects(dump, type: "PipeWire:Interface:Node").first { node in
-            let p = Sandbox.props(node)
-            guard p["media.class"] as? String == mediaClass else { return false }
-            return int(p["application.process.id"]) == Int(pid) || int(p["client.id"]).map(clients.contains) == true
-        }
-    }
-
-    static func nodeID(_ dump: [[String: Any]], named name: String) -> Int? {
-        Sandbox.objects(dump, type: "PipeWire:Interface:Node")
-            .first { Sandbox.props($0)["node.name"] as? String == name }?["id"] as? Int
-    }
-
-    static func links(_ dump: [[String: Any]]) -> [(output: Int, input: Int, state: String)] {
-        Sandbox.objects(dump, type: "PipeWire:Interface:Link").compactMap { link in
-            guard let info = link["info"] as? [String: Any],
-                  let o = int(info["output-node-id"]), let i = int(info["input-node-id"]) else { return nil }
-            return (o, i, info["state"] as? String ?? "")
-        }
-    }
-
+extension Graph {
     static func streamCount(_ dump: [[String: Any]]) -> Int {
         Sandbox.objects(dump, type: "PipeWire:Interface:Node")
             .filter { Sandbox.props($0)["media.class"] as? String == "Stream/Output/Audio" }.count

@@ -4,42 +4,10 @@ import Sandbox
 import Glibc
 #endif
 
-/// Helpers of the policy integration tests: finding a program's stream in
-/// `pw-dump`, links, the `audio-session` metadata, and recording windows.
-enum Graph {
-    /// An integer property of a pw-dump object (pw-dump writes some as numbers, some as strings).
-    static func int(_ value: Any?) -> Int? {
-        (value as? Int) ?? (value as? String).flatMap { Int($0) }
-    }
+// Helpers of the policy integration tests: the `audio-session` metadata and
+// recording windows; finding things in pw-dump is `Graph` in the Sandbox library.
 
-    /// The first node of `mediaClass` whose `application.process.id` is `pid`
-    /// (pw-play's own node; for paplay the node pipewire-pulse made for it).
-    static func streamNode(_ dump: [[String: Any]], pid: Int32, mediaClass: String = "Stream/Output/Audio") -> [String: Any]? {
-        // pw-play's node does not carry the pid itself: its client does.
-        let clients = Set(Sandbox.objects(dump, type: "PipeWire:Interface:Client").compactMap { c -> Int? in
-            int(Sandbox.props(c)["application.process.id"]) == Int(pid) ? c["id"] as? Int : nil
-        })
-        return Sandbox.objects(dump, type: "PipeWire:Interface:Node").first { node in
-            let p = Sandbox.props(node)
-            guard p["media.class"] as? String == mediaClass else { return false }
-            return int(p["application.process.id"]) == Int(pid) || int(p["client.id"]).map(clients.contains) == true
-        }
-    }
-
-    static func nodeID(_ dump: [[String: Any]], named name: String) -> Int? {
-        Sandbox.objects(dump, type: "PipeWire:Interface:Node")
-            .first { Sandbox.props($0)["node.name"] as? String == name }?["id"] as? Int
-    }
-
-    /// (output node, input node, state) of every link.
-    static func links(_ dump: [[String: Any]]) -> [(output: Int, input: Int, state: String)] {
-        Sandbox.objects(dump, type: "PipeWire:Interface:Link").compactMap { link in
-            guard let info = link["info"] as? [String: Any],
-                  let o = int(info["output-node-id"]), let i = int(info["input-node-id"]) else { return nil }
-            return (o, i, info["state"] as? String ?? "")
-        }
-    }
-
+extension Graph {
     /// The Props param object (first one) of a node in pw-dump, e.g. `channelVolumes`, `softVolumes`.
     static func props(param node: [String: Any]) -> [String: Any]? {
         (((node["info"] as? [String: Any])?["params"] as? [String: Any])?["Props"] as? [[String: Any]])?.first
