@@ -194,6 +194,12 @@ extension SessionPolicy {
     /// R5: a changed declaration of an active session applies at once.
     mutating func applyDeclarationChange(_ s: SessionID, before: SessionTraits?) {
         touched.insert(s)
+        if let before, let t = traits(s), before.category != t.category, marks[s]?.routeBeforeCategoryChange == nil {
+            // R5: when the route changes after this, the reason is categoryChange.
+            var m = marks[s] ?? SessionMarks()
+            m.routeBeforeCategoryChange = route(s)
+            marks[s] = m
+        }
         guard isActive(s), let t = traits(s), t != before else { return }
         updateMembership(s)
         // R3: an active ducker whose priority, mode or alert kind changed ducks others

@@ -199,8 +199,20 @@ extension SessionPolicy {
         links[l] = LinkInfo(output: output, input: input)
         linksOfNode[output, default: []].insert(l)
         linksOfNode[input, default: []].insert(l)
-        if let s = sessionOf(output) { touched.insert(s) }
-        if let s = sessionOf(input) { touched.insert(s) }
+        if let s = sessionOf(output) { touched.insert(s); reportCategoryRouteChange(s) }
+        if let s = sessionOf(input) { touched.insert(s); reportCategoryRouteChange(s) }
+    }
+
+    /// R5: the first new link after a category change that gives the session another
+    /// route is reported as `routeChange(categoryChange)`. Only a link that arrives
+    /// counts, so a stream moved (unlinked, then linked) is reported once, settled.
+    mutating func reportCategoryRouteChange(_ s: SessionID) {
+        guard var m = marks[s], let previous = m.routeBeforeCategoryChange else { return }
+        let current = route(s)
+        guard current != previous else { return }
+        m.routeBeforeCategoryChange = nil
+        marks[s] = m
+        notify(s, .routeChange(reason: .categoryChange, previous: previous, current: current))
     }
 
     mutating func linkRemoved(_ l: LinkID) {

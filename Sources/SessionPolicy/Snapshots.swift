@@ -162,6 +162,9 @@ public struct SessionMarks: Sendable, Equatable {
     public var requestedActive: Bool?
     /// The last `audio.session.activation-request` counter seen with it.
     public var activationRequest: String?
+    /// The route when the category last changed (R5): the next link that changes
+    /// the route is reported as `routeChange(categoryChange)` from this route.
+    public var routeBeforeCategoryChange: Route?
     public var interruption: InterruptionMark?
     /// The last `silenceSecondaryAudioHint` told (R22).
     public var hintTold: Bool = false
