@@ -94,12 +94,33 @@ final class PipeWireConnection: @unchecked Sendable {
 
     var isConnected: Bool { locked { core != nil } }
 
+    /// Whether the socket pw_context_connect would use exists: `PIPEWIRE_REMOTE`
+    /// (a name, default `pipewire-0`, or an absolute path) in `PIPEWIRE_RUNTIME_DIR`,
+    /// else `XDG_RUNTIME_DIR`.
+    static func serverSocketExists() -> Bool {
+        let env = ProcessInfo.processInfo.environment
+        let name = env["PIPEWIRE_REMOTE"].flatMap { $0.isEmpty ? nil : $0 } ?? "pipewire-0"
+        let path: String
+        if name.hasPrefix("/") {
+            path = name
+        } else {
+            guard let dir = [env["PIPEWIRE_RUNTIME_DIR"], env["XDG_RUNTIME_DIR"]].compactMap({ $0 }).first(where: { !$0.isEmpty })
+            else { return true }  // let libpipewire decide where to look
+            path = dir + "/" + name
+        }
+        return FileManager.default.fileExists(atPath: path)
+    }
+
     /// Connects with these client properties (`pw_context_connect`), starts
     /// watching the registry and asks for a round trip: returns the sequence
     /// number its `.synced(seq:)` will carry, nil when PipeWire is not there.
     func connect(properties: [String: String], handler: @escaping @Sendable (PipeWireEvent) -> Void) -> Int32? {
         locked {
             teardownLocked()
+            // No socket, no PipeWire: don't call pw_context_connect. Its failure path
+            // in 0.3.65 can close a file descriptor twice; retried by the reconnect
+            // loop, that closed descriptors other threads of the process had opened.
+            guard Self.serverSocketExists() else { return nil }
             guard let props = Self.makeProperties(properties) else { return nil }
             guard let c = pw_context_connect(context, props, 0) else { return nil }  // takes props
             let b = ConnectionBox(handler: handler)
