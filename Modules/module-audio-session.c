@@ -11,6 +11,7 @@
 #include <spa/utils/string.h>
 #include <spa/utils/json.h>
 #include <spa/pod/iter.h>
+#include <spa/param/param.h>
 #include <spa/param/props.h>
 
 #include <pipewire/impl.h>
@@ -18,6 +19,7 @@
 
 #include "audio_session_core.h"
 #include "module-audio-session/gains.h"
+#include "module-audio-session/routes.h"
 
 /** \page page_module_audio_session PipeWire Module: Audio Session
  *
@@ -139,6 +141,25 @@ struct node_entry {
 	unsigned int removed:1;
 	unsigned int is_source:1;	/**< an endpoint of kind AS_ENDPOINT_SOURCE */
 	unsigned int muted:1;		/**< the source's Props mute, as last reported to the core */
+	/* An ALSA-style endpoint: a port (route) of a device's profile device. */
+	uint32_t device_id;		/**< `device.id`, or SPA_ID_INVALID */
+	int32_t profile_device;		/**< `card.profile.device`, or -1 */
+	unsigned int has_route:1;	/**< route_name/port_type are known */
+	unsigned int route_lost:1;	/**< its port became unavailable (jack out) */
+	char route_name[AS_ROUTE_NAME_MAX];
+	char port_type[AS_ROUTE_TYPE_MAX];
+	char lost_route[AS_ROUTE_NAME_MAX];
+};
+
+struct device_entry {
+	struct spa_list link;
+	struct impl *impl;
+	struct pw_impl_device *device;
+	uint32_t id;
+	struct spa_hook listener;
+	struct as_route_reader routes;
+	struct as_route_set last_routes;
+	bool have_routes;
 };
 
 struct client_entry {
@@ -165,6 +186,7 @@ struct impl {
 
 	struct spa_list nodes;
 	struct spa_list clients;
+	struct spa_list devices;
 };
 
 /* ---- properties across the ABI ------------------------------------------ */
@@ -187,6 +209,57 @@ static struct node_entry *find_node(struct impl *impl, uint32_t id)
 		if (n->id == id && !n->removed)
 			return n;
 	return NULL;
+}
+
+static struct device_entry *find_device(struct impl *impl, uint32_t id)
+{
+	struct device_entry *d;
+	if (id == SPA_ID_INVALID)
+		return NULL;
+	spa_list_for_each(d, &impl->devices, link)
+		if (d->id == id)
+			return d;
+	return NULL;
+}
+
+static void endpoint_take_route(struct node_entry *n, const struct as_route_set *set);
+
+/** An endpoint as the core sees it: the node's properties, its device's where
+ * the node has none, and the port type of the device's active route. NULL when
+ * there is nothing to add (or no memory): use the node's own. */
+static struct pw_properties *endpoint_props(struct impl *impl, struct node_entry *n,
+		const struct spa_dict *node_props)
+{
+	struct device_entry *d = find_device(impl, n->device_id);
+	struct pw_properties *merged;
+	const struct spa_dict_item *it;
+
+	if (d == NULL && !n->has_route)
+		return NULL;
+	merged = pw_properties_new_dict(node_props ? node_props : &SPA_DICT_INIT(NULL, 0));
+	if (merged == NULL)
+		return NULL;
+	if (d != NULL) {
+		const struct pw_properties *dp = pw_impl_device_get_properties(d->device);
+		if (dp != NULL)
+			spa_dict_for_each(it, &dp->dict)
+				if (pw_properties_get(merged, it->key) == NULL)
+					pw_properties_set(merged, it->key, it->value);
+	}
+	if (n->has_route) {
+		pw_properties_set(merged, "port.type", n->port_type[0] ? n->port_type : n->route_name);
+		pw_properties_set(merged, "device.route.name", n->route_name);
+	}
+	return merged;
+}
+
+static void endpoint_to_core(struct impl *impl, struct node_entry *n, const struct spa_dict *node_props,
+		void (*call)(as_core *core, uint32_t node_id, const struct as_props *props))
+{
+	struct pw_properties *merged = endpoint_props(impl, n, node_props);
+	struct as_props p = props_of(merged ? &merged->dict : node_props);
+	call(impl->core, n->id, &p);
+	pw_properties_free(merged);
 }
 
 /* ---- effects from the core ------------------------------------------------- */
@@ -345,11 +418,12 @@ static void node_info_changed(void *data, const struct pw_node_info *info)
 		source_check_mute(n);
 	if (!(info->change_mask & PW_NODE_CHANGE_MASK_PROPS))
 		return;
+	if (n->kind == OBJECT_ENDPOINT) {
+		endpoint_to_core(n->impl, n, info->props, as_core_endpoint_changed);
+		return;
+	}
 	props = props_of(info->props);
-	if (n->kind == OBJECT_ENDPOINT)
-		as_core_endpoint_changed(n->impl->core, n->id, &props);
-	else
-		as_core_stream_changed(n->impl->core, n->id, &props);
+	as_core_stream_changed(n->impl->core, n->id, &props);
 }
 
 static void node_state_changed(void *data, enum pw_node_state old,
@@ -427,15 +501,26 @@ static void add_node(struct impl *impl, struct pw_global *global)
 	n->node = node;
 	n->id = id;
 	n->kind = kind;
+	n->device_id = (uint32_t) pw_properties_get_uint32(props, PW_KEY_DEVICE_ID, SPA_ID_INVALID);
+	n->profile_device = pw_properties_get_int32(props, "card.profile.device", -1);
 	as_gain_init(&n->gain, node, id);
 	spa_list_append(&impl->nodes, &n->link);
 	pw_impl_node_add_listener(node, &n->listener, &node_events, n);
 
 	p = props_of(&props->dict);
 	if (kind == OBJECT_ENDPOINT) {
-		as_core_endpoint_added(impl->core, id, endpoint, &p);
-		/* A source muted before we saw it: the core starts from unmuted. */
+		struct device_entry *d = find_device(impl, n->device_id);
+		struct pw_properties *merged;
 		n->is_source = endpoint == AS_ENDPOINT_SOURCE;
+		/* The device's routes were read before this node existed: its port now. */
+		if (d != NULL && d->have_routes)
+			endpoint_take_route(n, &d->last_routes);
+		merged = endpoint_props(impl, n, &props->dict);
+		if (merged != NULL)
+			p = props_of(&merged->dict);
+		as_core_endpoint_added(impl->core, id, endpoint, &p);
+		pw_properties_free(merged);
+		/* A source muted before we saw it: the core starts from unmuted. */
 		if (n->is_source)
 			source_check_mute(n);
 	} else {
@@ -516,6 +601,138 @@ static void add_client(struct impl *impl, struct pw_global *global)
 	as_core_client_added(impl->core, c->id, &p);
 }
 
+/* ---- devices and their routes (a jack unplug keeps the sink node) ----------- */
+
+static void set_route(struct node_entry *n, const struct as_route *r)
+{
+	spa_scnprintf(n->route_name, sizeof(n->route_name), "%s", r->name);
+	spa_scnprintf(n->port_type, sizeof(n->port_type), "%s", r->port_type);
+	n->has_route = true;
+}
+
+/** A new endpoint of a device whose routes are known: its port, nothing told yet. */
+static void endpoint_take_route(struct node_entry *n, const struct as_route_set *set)
+{
+	const struct as_route *r;
+	if (n->profile_device < 0)
+		return;
+	r = as_route_set_active(set, n->is_source ? SPA_DIRECTION_INPUT : SPA_DIRECTION_OUTPUT,
+			n->profile_device);
+	if (r != NULL)
+		set_route(n, r);
+}
+
+/** The device's routes were read again: tell the core what happened to this
+ * endpoint's port. Its port becoming unavailable (jack out) is a loss, even
+ * when the device has already switched to another port; another port chosen
+ * while the old one is still there is the user's choice, never a loss (R33). */
+static void endpoint_route_update(struct impl *impl, struct node_entry *n, const struct as_route_set *set)
+{
+	const struct as_route *r = as_route_set_active(set,
+			n->is_source ? SPA_DIRECTION_INPUT : SPA_DIRECTION_OUTPUT, n->profile_device);
+	const struct pw_properties *np = pw_impl_node_get_properties(n->node);
+	const struct spa_dict *props = np ? &np->dict : NULL;
+
+	if (r == NULL)
+		return;
+	if (!n->has_route) {
+		set_route(n, r);
+		endpoint_to_core(impl, n, props, as_core_endpoint_changed);
+		return;
+	}
+	if (!n->route_lost) {
+		if (as_route_set_unavailable(set, n->route_name)) {
+			pw_log_info("endpoint %u: port %s is unavailable", n->id, n->route_name);
+			n->route_lost = true;
+			spa_scnprintf(n->lost_route, sizeof(n->lost_route), "%s", n->route_name);
+			as_core_endpoint_port_lost(impl->core, n->id);
+			if (n->removed || spa_streq(r->name, n->route_name))
+				return;
+		} else if (spa_streq(r->name, n->route_name)) {
+			return;
+		}
+		pw_log_info("endpoint %u: port %s", n->id, r->name);
+		set_route(n, r);
+		endpoint_to_core(impl, n, props, as_core_endpoint_changed);
+		return;
+	}
+	if (spa_streq(r->name, n->lost_route) && r->available != SPA_PARAM_AVAILABILITY_no) {
+		pw_log_info("endpoint %u: port %s is back", n->id, r->name);
+		n->route_lost = false;
+		set_route(n, r);
+		endpoint_to_core(impl, n, props, as_core_endpoint_port_restored);
+	} else if (!spa_streq(r->name, n->route_name)) {
+		pw_log_info("endpoint %u: port %s", n->id, r->name);
+		set_route(n, r);
+		endpoint_to_core(impl, n, props, as_core_endpoint_changed);
+	}
+}
+
+static void device_routes_ready(void *data, const struct as_route_set *set)
+{
+	struct device_entry *d = data;
+	struct impl *impl = d->impl;
+	struct node_entry *n;
+
+	d->last_routes = *set;
+	d->have_routes = true;
+	spa_list_for_each(n, &impl->nodes, link) {
+		if (n->kind != OBJECT_ENDPOINT || n->removed || n->device_id != d->id ||
+		    n->profile_device < 0)
+			continue;
+		endpoint_route_update(impl, n, set);
+	}
+}
+
+static void device_info_changed(void *data, const struct pw_device_info *info)
+{
+	struct device_entry *d = data;
+	if (info->change_mask & PW_DEVICE_CHANGE_MASK_PARAMS)
+		as_route_reader_read(&d->routes);
+}
+
+static void device_forget(struct device_entry *d)
+{
+	as_route_reader_clear(&d->routes);
+	spa_hook_remove(&d->listener);
+	spa_list_remove(&d->link);
+	free(d);
+}
+
+static void device_destroy(void *data)
+{
+	device_forget(data);
+}
+
+static const struct pw_impl_device_events device_events = {
+	PW_VERSION_IMPL_DEVICE_EVENTS,
+	.destroy = device_destroy,
+	.info_changed = device_info_changed,
+};
+
+static void add_device(struct impl *impl, struct pw_global *global)
+{
+	struct pw_impl_device *device = pw_global_get_object(global);
+	const struct pw_properties *props = pw_impl_device_get_properties(device);
+	struct device_entry *d;
+
+	/* Sound cards only; their routes are their ports. */
+	if (props == NULL || !spa_streq(pw_properties_get(props, PW_KEY_MEDIA_CLASS), "Audio/Device"))
+		return;
+	d = calloc(1, sizeof(*d));
+	if (d == NULL) {
+		pw_log_error("device: %m");
+		return;
+	}
+	d->impl = impl;
+	d->device = device;
+	d->id = pw_global_get_id(global);
+	spa_list_append(&impl->devices, &d->link);
+	pw_impl_device_add_listener(device, &d->listener, &device_events, d);
+	as_route_reader_init(&d->routes, pw_impl_device_get_implementation(device), device_routes_ready, d);
+	as_route_reader_read(&d->routes);
+}
+
 /* ---- the context ----------------------------------------------------------- */
 
 static void add_link(struct impl *impl, struct pw_global *global)
@@ -539,6 +756,8 @@ static void context_global_added(void *data, struct pw_global *global)
 		add_node(impl, global);
 	else if (pw_global_is_type(global, PW_TYPE_INTERFACE_Link))
 		add_link(impl, global);
+	else if (pw_global_is_type(global, PW_TYPE_INTERFACE_Device))
+		add_device(impl, global);
 }
 
 static void context_global_removed(void *data, struct pw_global *global)
@@ -609,8 +828,11 @@ static void impl_destroy(struct impl *impl)
 {
 	struct node_entry *n;
 	struct client_entry *c;
+	struct device_entry *d;
 
 	spa_hook_remove(&impl->context_listener);
+	spa_list_consume(d, &impl->devices, link)
+		device_forget(d);
 	/* Undo every pause and gain of ours before the core goes away (R41). */
 	spa_list_consume(n, &impl->nodes, link) {
 		if (n->paused_by_policy)
@@ -667,6 +889,7 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 	impl->metadata_id = SPA_ID_INVALID;
 	spa_list_init(&impl->nodes);
 	spa_list_init(&impl->clients);
+	spa_list_init(&impl->devices);
 
 	impl->args = args ? pw_properties_new_string(args) : pw_properties_new(NULL, NULL);
 	if (impl->args == NULL) {

@@ -121,6 +121,8 @@ extension SessionPolicy {
         ep.portLost = false
         endpoints[e] = ep
         availableRoute = nil
+        // Streams still linked to it now go to the restored port: their routes changed.
+        for s in sessionsLinked(to: e) { touched.insert(s) }
         deviceArrived(e)
     }
 

@@ -1,0 +1,67 @@
+/* SPDX-FileCopyrightText: Copyright © 2026 The pipewire-audio-session authors */
+/* SPDX-License-Identifier: MIT */
+
+#ifndef AUDIO_SESSION_ROUTES_H
+#define AUDIO_SESSION_ROUTES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <spa/monitor/device.h>
+#include <spa/utils/hook.h>
+
+/* Reading a device's routes (EnumRoute: every port with its availability;
+ * Route: the port active on each profile device), the way a jack unplug shows
+ * itself: the sink node stays, its port becomes unavailable and the device
+ * switches routes (DESIGN.md fact 9).
+ *
+ * A device in the daemon is either local (a SPA plugin: its answers arrive
+ * during the call) or exported by a client (WirePlumber's ALSA cards, test
+ * fixtures: its answers arrive later over the protocol). The reader handles
+ * both: it asks for both params, then for a sync, and reports the set once the
+ * sync comes back. A newer read supersedes one still in flight. */
+
+#define AS_ROUTE_NAME_MAX	96
+#define AS_ROUTE_TYPE_MAX	32
+#define AS_MAX_ROUTES		32
+
+struct as_route {
+	int32_t index;
+	int32_t device;		/**< profile device (Route only; -1 in EnumRoute) */
+	uint32_t direction;	/**< SPA_DIRECTION_INPUT / OUTPUT */
+	uint32_t available;	/**< SPA_PARAM_AVAILABILITY_* */
+	char name[AS_ROUTE_NAME_MAX];
+	char port_type[AS_ROUTE_TYPE_MAX];	/**< info "port.type", or empty */
+};
+
+struct as_route_set {
+	struct as_route all[AS_MAX_ROUTES];	/**< EnumRoute */
+	uint32_t n_all;
+	struct as_route active[AS_MAX_ROUTES];	/**< Route */
+	uint32_t n_active;
+};
+
+struct as_route_reader {
+	struct spa_device *device;
+	struct spa_hook hook;
+	bool hooked;
+	bool pending;
+	int seq_all, seq_active, seq_sync;
+	struct as_route_set collecting;
+	void (*ready) (void *data, const struct as_route_set *set);
+	void *data;
+};
+
+void as_route_reader_init(struct as_route_reader *r, struct spa_device *device,
+		void (*ready) (void *data, const struct as_route_set *set), void *data);
+/** Reads both params; `ready` runs when they are in (perhaps before this returns). */
+void as_route_reader_read(struct as_route_reader *r);
+void as_route_reader_clear(struct as_route_reader *r);
+
+/** Whether the route named `name` is known to be unavailable. */
+bool as_route_set_unavailable(const struct as_route_set *set, const char *name);
+/** The active output or input route on a profile device, or NULL. */
+const struct as_route *as_route_set_active(const struct as_route_set *set, uint32_t direction,
+		int32_t profile_device);
+
+#endif
