@@ -183,6 +183,7 @@ struct impl {
 
 	struct as_gains gains;
 	as_core *core;
+	struct spa_source *flush_event;	/**< decides held property changes (debouncing) */
 
 	struct spa_list nodes;
 	struct spa_list clients;
@@ -334,6 +335,22 @@ static void effect_log(void *data, enum as_log_level level, const char *message)
 	}
 }
 
+/* Property changes are held by the core and decided on the loop's next turn,
+ * once the messages at hand (a burst of updates) have all been handled. */
+static void effect_schedule_flush(void *data)
+{
+	struct impl *impl = data;
+	if (impl->flush_event != NULL)
+		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
+}
+
+static void on_flush(void *data, uint64_t count)
+{
+	struct impl *impl = data;
+	if (impl->core != NULL)
+		as_core_flush(impl->core);
+}
+
 static const struct as_core_effects core_effects = {
 	.version = AS_CORE_EFFECTS_VERSION,
 	.pause = effect_pause,
@@ -342,6 +359,7 @@ static const struct as_core_effects core_effects = {
 	.silence = effect_silence,
 	.publish = effect_publish,
 	.log = effect_log,
+	.schedule_flush = effect_schedule_flush,
 };
 
 /* ---- nodes ----------------------------------------------------------------- */
@@ -790,9 +808,11 @@ static void metadata_permissions_changed(void *data, struct pw_impl_client *clie
 {
 	struct impl *impl = data;
 
-	/* An unrestricted client may grant itself W again: take it back. */
+	/* An unrestricted client may grant itself W again: take it back. The
+	 * session manager does it for every new client (WirePlumber grants "all"
+	 * on PW_ID_ANY), so this is routine: debug level. */
 	if ((new_permissions & (PW_PERM_W | PW_PERM_M)) && client != NULL) {
-		pw_log_info("client took write access to %s: restricting again", METADATA_NAME);
+		pw_log_debug("client got write access to %s: restricting again", METADATA_NAME);
 		restrict_metadata(impl, client);
 	}
 }
@@ -842,6 +862,8 @@ static void impl_destroy(struct impl *impl)
 	spa_list_consume(c, &impl->clients, link)
 		client_forget(c);
 	as_gains_clear(&impl->gains);
+	if (impl->flush_event)
+		pw_loop_destroy_source(pw_context_get_main_loop(impl->context), impl->flush_event);
 	if (impl->core)
 		as_core_free(impl->core);
 	if (impl->metadata) {
@@ -901,6 +923,11 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 
 	if ((res = as_gains_init(&impl->gains, pw_context_get_main_loop(context))) < 0)
 		goto error;
+	impl->flush_event = pw_loop_add_event(pw_context_get_main_loop(context), on_flush, impl);
+	if (impl->flush_event == NULL) {
+		res = -errno;
+		goto error;
+	}
 
 	p = props_of(&impl->args->dict);
 	impl->core = as_core_new(&p, &core_effects, impl, error, sizeof(error));

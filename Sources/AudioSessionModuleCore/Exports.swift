@@ -127,6 +127,11 @@ public func as_core_endpoint_removed(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.endpointRemoved(NodeID(id)))
 }
 
+@_cdecl("as_core_flush")
+public func as_core_flush(_ p: OpaquePointer?) {
+    core(p)?.flush()
+}
+
 @_cdecl("as_core_endpoint_port_lost")
 public func as_core_endpoint_port_lost(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.endpointPortLost(NodeID(id)))

@@ -21,8 +21,57 @@ public final class ModuleCore {
     /// The global switches each client last asked for (see `Control`).
     var controlRequests: [ClientID: [Control.Switch: Bool]] = [:]
 
+    /// Debouncing: property changes not decided on yet, the latest per object,
+    /// with the order of each object's last change. Only when the sink defers
+    /// (`EffectSink.defersPropertyChanges`: the module flushes on its next loop turn).
+    var pendingChanges: [PendingObject: (order: UInt64, event: Event)] = [:]
+    var pendingOrder: UInt64 = 0
+
+    enum PendingObject: Hashable {
+        case client(ClientID), stream(NodeID), endpoint(NodeID)
+    }
+
+    /// The object whose property change `event` is; nil for every other event.
+    static func coalescing(_ event: Event) -> PendingObject? {
+        switch event {
+        case .clientChanged(let c, _): return .client(c)
+        case .streamChanged(let n, _): return .stream(n)
+        case .endpointChanged(let n, _): return .endpoint(n)
+        default: return nil
+        }
+    }
+
     /// Feeds one event to the policy and runs what it decides, in order.
+    ///
+    /// A burst of property changes (a client rewriting its declaration, pipewire-pulse
+    /// setting a new stream's properties one message at a time) is decided once, on
+    /// the settled properties: each change is held until `flush()`, which the module
+    /// runs when its loop has handled the messages at hand. Any other event decides
+    /// the held changes first, so the policy sees the graph in order, and is itself
+    /// decided at once: a pause that keeps audio from leaking never waits.
     public func handle(_ event: Event) {
+        if effects.defersPropertyChanges, let object = Self.coalescing(event) {
+            if pendingChanges.isEmpty { effects.scheduleFlush() }
+            pendingOrder &+= 1
+            pendingChanges[object] = (pendingOrder, event)
+            return
+        }
+        flush()
+        decide(event)
+    }
+
+    /// Decides the held property changes, in the order of their last change.
+    public func flush() {
+        guard !pendingChanges.isEmpty else { return }
+        let batch = pendingChanges.values.sorted { $0.order < $1.order }
+        pendingChanges = [:]
+        for held in batch { decide(held.event) }
+    }
+
+    /// How many property changes wait for `flush()`.
+    public var pendingChangeCount: Int { pendingChanges.count }
+
+    func decide(_ event: Event) {
         for effect in policy.handle(event) {
             run(effect)
         }
@@ -94,6 +143,15 @@ public protocol EffectSink: AnyObject {
     /// `value` nil removes the key.
     func publish(_ subject: UInt32, _ key: String, _ type: String, _ value: String?)
     func log(_ level: LogLevel, _ message: String)
+    /// Whether property changes may wait for `ModuleCore.flush()` (debouncing).
+    var defersPropertyChanges: Bool { get }
+    /// Asks for one `ModuleCore.flush()` soon, on the same thread (the module's next loop turn).
+    func scheduleFlush()
+}
+
+extension EffectSink {
+    public var defersPropertyChanges: Bool { false }
+    public func scheduleFlush() {}
 }
 
 /// Runs effects through the C callback table given to `as_core_new`.
@@ -133,4 +191,6 @@ final class CEffectSink: EffectSink {
         }
         message.withCString { log(data, c, $0) }
     }
+    var defersPropertyChanges: Bool { table.version >= 2 && table.schedule_flush != nil }
+    func scheduleFlush() { table.schedule_flush?(data) }
 }

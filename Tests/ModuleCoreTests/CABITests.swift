@@ -35,7 +35,8 @@ let recordingTable = as_core_effects(
         default: l = .debug
         }
         recorder(data)?.calls.append(.log(l, message.map { String(cString: $0) } ?? "<NULL>"))
-    })
+    },
+    schedule_flush: nil)
 
 /// C strings that live as long as the builder: keys and values as raw bytes (NULL allowed).
 final class CProps {

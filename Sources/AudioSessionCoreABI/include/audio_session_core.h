@@ -58,7 +58,7 @@ enum as_log_level {
 
 /** What the core asks the module to do. Every callback may be NULL (then it is skipped). */
 struct as_core_effects {
-#define AS_CORE_EFFECTS_VERSION 1
+#define AS_CORE_EFFECTS_VERSION 2
 	uint32_t version;
 	/** Stop scheduling the stream: pw_impl_node_set_active(node, false). */
 	void (*pause)(void *data, uint32_t node_id);
@@ -74,6 +74,11 @@ struct as_core_effects {
 	void (*publish)(void *data, uint32_t subject, const char *key, const char *type, const char *value);
 	/** A line for the module's log topic. */
 	void (*log)(void *data, enum as_log_level level, const char *message);
+	/* Since version 2. */
+	/** Call as_core_flush() soon, from the same loop (its next turn). When set,
+	 * property changes (client, stream, endpoint) are held until then and
+	 * decided once on the settled properties; NULL decides each at once. */
+	void (*schedule_flush)(void *data);
 };
 
 /**
@@ -85,6 +90,8 @@ struct as_core_effects {
 as_core *as_core_new(const struct as_props *args, const struct as_core_effects *effects, void *data,
 		char *error, size_t error_size);
 void as_core_free(as_core *core);
+/** Decides the property changes held since schedule_flush() was called. */
+void as_core_flush(as_core *core);
 
 /* Clients (one connection each). Properties are the full current set. */
 void as_core_client_added(as_core *core, uint32_t client_id, const struct as_props *props);

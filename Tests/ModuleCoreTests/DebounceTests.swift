@@ -1,0 +1,116 @@
+import AudioSessionCoreABI
+import AudioSessionModuleCore
+import SessionPolicy
+import Testing
+
+/// A recording sink that, like the module, asks for a flush on its next loop turn.
+final class DeferringEffectSink: EffectSink {
+    let recording = RecordingEffectSink()
+    var flushRequests = 0
+
+    func pause(_ node: UInt32) { recording.pause(node) }
+    func resume(_ node: UInt32) { recording.resume(node) }
+    func duck(_ node: UInt32, _ gain: Float, _ rampMilliseconds: UInt32) { recording.duck(node, gain, rampMilliseconds) }
+    func silence(_ node: UInt32, _ on: Bool) { recording.silence(node, on) }
+    func publish(_ subject: UInt32, _ key: String, _ type: String, _ value: String?) {
+        recording.publish(subject, key, type, value)
+    }
+    func log(_ level: LogLevel, _ message: String) { recording.log(level, message) }
+    var defersPropertyChanges: Bool { true }
+    func scheduleFlush() { flushRequests += 1 }
+}
+
+/// Module issue item 1: bursts of property changes are decided once, on the settled
+/// graph; nothing that keeps audio from leaking waits.
+@Suite struct DebounceTests {
+    let sink = DeferringEffectSink()
+    let core: ModuleCore
+    static let client = Recorded.musicClientID, stream = Recorded.musicStreamID
+
+    init() {
+        core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
+        for e in Recorded.idleGraph + Recorded.musicPlays { core.handle(e) }
+        _ = sink.recording.take()
+    }
+
+    func declaring(_ category: String) -> Event {
+        var p = Recorded.musicClient
+        p["audio.session.category"] = category
+        return .clientChanged(ClientID(Self.client), p)
+    }
+
+    @Test func aBurstOfDeclarationChangesIsDecidedOnceOnTheLastOne() throws {
+        // 50 rewrites, every other one invalid, the last one valid (ambient).
+        for i in 0..<49 { core.handle(declaring(i % 2 == 0 ? "Not A Category" : "playback")) }
+        core.handle(declaring("ambient"))
+        #expect(sink.recording.calls.isEmpty, "decided before the flush: \(sink.recording.calls)")
+        #expect(sink.flushRequests == 1)
+        #expect(core.pendingChangeCount == 1)
+
+        core.flush()
+        let calls = sink.recording.take()
+        // No declaration error for the intermediate invalid values: they were never decided.
+        #expect(calls.metadataWrites.filter { $0.key == "audio-session.event" }.isEmpty, "\(calls)")
+        let session = try #require(core.policy.sessions[.client(ClientID(Self.client))])
+        #expect(session.category == .ambient)
+        #expect(core.pendingChangeCount == 0)
+    }
+
+    @Test func withoutDeferringEachChangeIsDecidedAtOnce() {
+        let immediate = RecordingEffectSink()
+        let core = ModuleCore(configuration: PolicyConfiguration(), effects: immediate)
+        for e in Recorded.idleGraph + Recorded.musicPlays { core.handle(e) }
+        _ = immediate.take()
+        core.handle(declaring("Not A Category"))
+        #expect(immediate.take().events.contains { $0.string("type") == "declarationRefused" })
+    }
+
+    @Test func anyOtherEventDecidesTheHeldChangesFirstThenItself() throws {
+        // A Phone stream's properties are held; then the headphones go away.
+        core.handle(declaring("ambient"))
+        #expect(sink.recording.calls.isEmpty)
+        for e in Recorded.headphonesRemoved { core.handle(e) }
+        // The pause happened now, without a flush, and after the held change was decided.
+        let calls = sink.recording.take()
+        #expect(calls.pausedNodes == [Self.stream], "\(calls)")
+        #expect(core.pendingChangeCount == 0)
+        let firstPause = try #require(calls.firstIndex(of: .pause(Self.stream)))
+        let sessionWrite = calls.firstIndex {
+            if case .publish(_, "audio-session.session", _, let v?) = $0 { return v.contains("\"ambient\"") } else { return false }
+        }
+        #expect(sessionWrite.map { $0 < firstPause } == true, "the declaration was not decided before the loss: \(calls)")
+    }
+
+    @Test func changesOfDifferentObjectsAreDecidedInTheOrderOfTheirLastChange() {
+        var streamProps = Recorded.musicStream
+        streamProps["media.role"] = "Movie"
+        core.handle(declaring("playback"))
+        core.handle(.streamChanged(NodeID(Self.stream), streamProps))
+        core.handle(declaring("ambient"))
+        #expect(sink.flushRequests == 1)
+        core.flush()
+        #expect(core.policy.sessions[.client(ClientID(Self.client))]?.category == .ambient)
+    }
+
+    @Test func theCABIHoldsChangesUntilAsCoreFlush() throws {
+        final class Box { var requests = 0 }
+        let box = Box()
+        var table = as_core_effects()  // other callbacks NULL: skipped
+        table.version = UInt32(AS_CORE_EFFECTS_VERSION)
+        table.schedule_flush = { data in
+            guard let data else { return }
+            Unmanaged<Box>.fromOpaque(data).takeUnretainedValue().requests += 1
+        }
+        let data = Unmanaged.passUnretained(box).toOpaque()
+        let c = try #require(withUnsafePointer(to: &table) { as_core_new(nil, $0, data, nil, 0) })
+        defer { as_core_free(c) }
+        let props = CProps(["audio.session.category": "bogus"])
+        props.with { as_core_client_added(c, 7, $0) }
+        props.with { as_core_client_changed(c, 7, $0) }
+        props.with { as_core_client_changed(c, 7, $0) }
+        #expect(box.requests == 1)
+        as_core_flush(c)
+        props.with { as_core_client_changed(c, 7, $0) }
+        #expect(box.requests == 2)
+    }
+}
