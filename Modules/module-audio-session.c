@@ -42,6 +42,18 @@
  * - notifications: the metadata object `audio-session`, which only this module
  *   can write (clients get read and execute permission on it).
  *
+ * Sinks and sources are described to the core with their device's properties
+ * and the port type of the device's active route. A jack pulled out keeps the
+ * sink node: the module reads the card's EnumRoute/Route params whenever the
+ * device's params change, and reports the port's loss (its route became
+ * unavailable), the port the card switched to, and the port's return. A port
+ * the user selects while the old one is still available is never a loss.
+ *
+ * Property changes of clients, streams and endpoints are debounced: the core
+ * holds the latest per object and decides them on the loop's next turn, so a
+ * burst of updates is decided once. Every other event (a stream starting, a
+ * sink going away) is decided at once, after the held changes.
+ *
  * ## Module Options
  *
  * - `profile`: `desktop` (default) or `ios`: how a stream without role or
