@@ -152,7 +152,11 @@ int as_gains_init(struct as_gains *gains, struct pw_loop *loop)
 {
 	gains->loop = loop;
 	gains->tick_ms = 40;
-	gains->max_step_db = 1.25f;	/* two steps landing in one cycle stay under 3 dB */
+	/* Steps are a tick (40 ms, about two 1024-sample cycles) apart and each
+	 * waits for the stream to take the previous one, so one cycle sees one
+	 * step: 2.5 dB leaves room under the 3 dB limit, and a -14 dB duck takes
+	 * six steps, within a 250 ms ramp. */
+	gains->max_step_db = 2.5f;
 	gains->max_wait_ticks = 5;
 	spa_list_init(&gains->ramping);
 	gains->timer = pw_loop_add_timer(loop, on_tick, gains);
