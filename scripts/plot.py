@@ -553,7 +553,7 @@ def build_markdown(res, policy, plots, wall):
         w("")
     for name, r in (("module", ch), ("baseline", chb)):
         if r.get("helperCrashes"):
-            w(f"The churn helper (an AudioSession client) died {len(r['helperCrashes'])} time(s) in the {name} sandbox "
+            w(f"The churn helper (an AudioSession client) died or stalled {len(r['helperCrashes'])} time(s) in the {name} sandbox "
               f"(`{r['helperCrashes'][0]}`); a new one carried on for the remaining time and its streams went with "
               "its connection.")
             w("")

@@ -160,6 +160,8 @@ enum DaemonCost {
     }
 
     static let xrunPatterns = ["xrun", "too slow", "not ready", "underrun", "overrun"]
+    /// A churn helper silent for this long is stalled (it reports progress every second).
+    static let stallSeconds: TimeInterval = 10
 
     /// The churn: a helper keeps `live` streams, destroying the oldest and creating one `rate` times
     /// a second. Should the helper crash, that is recorded and a new one carries on for the rest.
@@ -192,11 +194,25 @@ enum DaemonCost {
                 guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
                 let t0 = Date()
                 FileManager.default.createFile(atPath: startFile, contents: nil)
-                var crashed = false
+                var crashed = false, stalled = false
+                // A helper that stops making progress (it reports once a second) is
+                // stalled: it is killed and counted like a crash, and a new one goes on.
+                var progressLines = 0, lastProgress = Date()
                 try sandbox.waitUntil(timeout: seconds + 60, poll: 0.25, "the churn") {
                     peak = max(peak, Proc.rssKiB(pid) ?? 0)
                     if !h.isRunning { crashed = true; return true }
-                    return helperOutput(h).contains("DONE")
+                    let out = helperOutput(h)
+                    if out.contains("DONE") { return true }
+                    let n = out.components(separatedBy: "PROGRESS ").count
+                    if n != progressLines {
+                        progressLines = n
+                        lastProgress = Date()
+                    } else if Date().timeIntervalSince(lastProgress) > stallSeconds {
+                        stalled = true
+                        crashed = true
+                        return true
+                    }
+                    return false
                 }
                 let c1 = Proc.cpuNanoseconds(pid) ?? c0
                 cpuMs += (c1 - c0) / 1e6
@@ -208,7 +224,10 @@ enum DaemonCost {
                     created += Int(last?[1] ?? "") ?? 0
                     destroyed += Int(last?[2] ?? "") ?? 0
                     elapsed += Date().timeIntervalSince(t0)
-                    let why = out.split(separator: "\n").first { $0.contains("crashed") || $0.contains("Fatal") }.map(String.init) ?? "exit status \(h.exitStatus ?? -1)"
+                    let why = stalled
+                        ? "stalled: no progress for \(Int(stallSeconds)) s"
+                        : out.split(separator: "\n").first { $0.contains("crashed") || $0.contains("Fatal") }.map(String.init) ?? "exit status \(h.exitStatus ?? -1)"
+                    if stalled { h.terminate(signal: SIGKILL, timeout: 3) }
                     r.helperCrashes.append(String(why.prefix(200)))
                     progress("   churn helper died after \(String(format: "%.1f", elapsed)) s (\(why)); continuing with a new one")
                     // Its streams go with its connection.
