@@ -25,13 +25,18 @@ extension SessionPolicy {
             return
         }
         let before = traits(.client(c))
-        let declarationTouched = Self.declarationKeysDiffer(info.properties, props)
+        let values = DeclarationValues(props)
+        let declarationTouched = values != DeclarationValues(info.properties)
+        // The cached traits of the client's sessions read its declaration and its name only.
+        let nameChanged = Self.clientApplicationName(info.properties) != Self.clientApplicationName(props)
+        let previousDeclaration = info.declaration
         info.properties = props
-        let parsed = Declaration.parse(props)
+        let parsed = Declaration.parse(values)
         // A refused declaration leaves the previous valid one in force (SPEC 4).
         if case .success(let d) = parsed { info.declaration = d }
+        let declarationChanged = info.declaration != previousDeclaration
         clients[c] = info
-        refreshDerived(ofClient: c)
+        if declarationChanged || nameChanged { refreshDerived(ofClient: c) }
         updateDeclared(c)
         guard declaredClients.contains(c) else { return }
         if case .failure(let e) = parsed, declarationTouched { notify(.client(c), .declarationRefused(e)) }
@@ -90,9 +95,10 @@ extension SessionPolicy {
     mutating func streamChanged(_ n: NodeID, _ props: Properties) {
         guard var info = streams[n], let old = sessionOf(n) else { return }
         let before = traits(old)
-        let declarationTouched = Self.declarationKeysDiffer(info.properties, props)
+        let values = DeclarationValues(props)
+        let declarationTouched = values != DeclarationValues(info.properties)
         info.properties = props
-        let parsed = Declaration.parse(props)
+        let parsed = Declaration.parse(values)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
         refreshDerived(ofClient: info.client)
@@ -260,13 +266,9 @@ extension SessionPolicy {
         }
     }
 
-    /// Whether a property change touched the declaration (a refusal is reported once per change).
-    static func declarationKeysDiffer(_ a: Properties, _ b: Properties) -> Bool {
-        let keys = [
-            DeclarationKey.category, DeclarationKey.mode, DeclarationKey.options,
-            DeclarationKey.prefersNoInterruptionsFromSystemAlerts, DeclarationKey.prefersInterruptionOnRouteDisconnect,
-        ]
-        return keys.contains { a[$0] != b[$0] }
+    /// The name a client's own properties give it (`applicationName(_:stream:)` reads these first).
+    static func clientApplicationName(_ props: Properties) -> String? {
+        props["application.name"] ?? props["application.process.binary"]
     }
 
     /// Recomputes whether a client declares; when that flips, its streams move between
