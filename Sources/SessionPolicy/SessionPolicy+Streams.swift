@@ -7,9 +7,11 @@ extension SessionPolicy {
             return
         }
         var info = ClientInfo(properties: props)
-        let parsed = Declaration.parse(props)
+        let keys = ClientKeys(props)
+        let parsed = Declaration.parse(keys.declaration)
         if case .success(let d) = parsed { info.declaration = d }
         clients[c] = info
+        clientKeys[c] = keys
         refreshDerived(ofClient: c)
         updateDeclared(c)
         if case .failure(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
@@ -25,13 +27,15 @@ extension SessionPolicy {
             return
         }
         let before = traits(.client(c))
-        let values = DeclarationValues(props)
-        let declarationTouched = values != DeclarationValues(info.properties)
+        // The keys of the new set are read once; those of the old set were kept when it came.
+        let keys = ClientKeys(props)
+        let previous = clientKeys.updateValue(keys, forKey: c) ?? ClientKeys(info.properties)
+        let declarationTouched = keys.declaration != previous.declaration
         // The cached traits of the client's sessions read its declaration and its name only.
-        let nameChanged = Self.clientApplicationName(info.properties) != Self.clientApplicationName(props)
+        let nameChanged = keys.applicationName != previous.applicationName
         let previousDeclaration = info.declaration
         info.properties = props
-        let parsed = Declaration.parse(values)
+        let parsed = Declaration.parse(keys.declaration)
         // A refused declaration leaves the previous valid one in force (SPEC 4).
         if case .success(let d) = parsed { info.declaration = d }
         let declarationChanged = info.declaration != previousDeclaration
@@ -58,6 +62,7 @@ extension SessionPolicy {
             declaredClients.remove(c)
         }
         clients[c] = nil
+        clientKeys[c] = nil
         streamsOfClient[c] = nil
         derived[.client(c)] = nil
     }
@@ -79,6 +84,7 @@ extension SessionPolicy {
         let parsed = Declaration.parse(props)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
+        streamRoutes[n] = computeStreamRoute(n, info)
         streamsOfClient[c, default: []].insert(n)
         refreshDerived(ofClient: c)
         updateDeclared(c)
@@ -194,6 +200,7 @@ extension SessionPolicy {
         if case .stream = s {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
             streams[n] = nil
+            streamRoutes[n] = nil
             streamsOfClient[st.client]?.remove(n)
             derived[s] = nil
             refreshDerived(ofClient: st.client)
@@ -202,6 +209,7 @@ extension SessionPolicy {
             // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
             let notify = wantsNotifyOthers(st.client)
             streams[n] = nil
+            streamRoutes[n] = nil
             streamsOfClient[st.client]?.remove(n)
             derived[.stream(n)] = nil
             refreshDerived(ofClient: st.client)
@@ -264,11 +272,6 @@ extension SessionPolicy {
         if published.removeValue(forKey: s) != nil {
             emit(.publishSession(s, nil))
         }
-    }
-
-    /// The name a client's own properties give it (`applicationName(_:stream:)` reads these first).
-    static func clientApplicationName(_ props: Properties) -> String? {
-        props["application.name"] ?? props["application.process.binary"]
     }
 
     /// Recomputes whether a client declares; when that flips, its streams move between
