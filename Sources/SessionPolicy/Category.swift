@@ -17,12 +17,18 @@ public enum Mode: String, Sendable, Hashable, CaseIterable {
 
     /// The categories that accept this mode (SPEC 3).
     public var acceptedCategories: Set<Category> {
+        Set(Category.allCases.filter(accepts))
+    }
+
+    /// Whether `category` accepts this mode (SPEC 3), without building a set: the
+    /// declaration is validated on every property change.
+    func accepts(_ category: Category) -> Bool {
         switch self {
-        case .default: return Set(Category.allCases)
-        case .voiceChat, .gameChat, .videoChat: return [.playAndRecord]
-        case .videoRecording: return [.record, .playAndRecord]
-        case .measurement: return [.playback, .record, .playAndRecord]
-        case .moviePlayback, .spokenAudio, .voicePrompt: return [.playback]
+        case .default: return true
+        case .voiceChat, .gameChat, .videoChat: return category == .playAndRecord
+        case .videoRecording: return category == .record || category == .playAndRecord
+        case .measurement: return category == .playback || category == .record || category == .playAndRecord
+        case .moviePlayback, .spokenAudio, .voicePrompt: return category == .playback
         }
     }
 }
@@ -66,18 +72,20 @@ public struct CategoryOptions: OptionSet, Sendable, Hashable {
         CategoryOptions.named.filter { contains($0.option) }.map(\.name)
     }
 
-    /// The categories that accept this single option (SPEC 4).
-    static func acceptedCategories(of option: CategoryOptions) -> Set<Category> {
+    /// Whether `category` accepts this single option (SPEC 4), without building a set.
+    static func accepts(_ option: CategoryOptions, _ category: Category) -> Bool {
         switch option {
-        case .mixWithOthers: return [.ambient, .playback, .playAndRecord, .multiRoute]
-        case .duckOthers: return [.ambient, .playback, .playAndRecord, .multiRoute]
-        case .interruptSpokenAudioAndMixWithOthers: return [.playback, .playAndRecord, .multiRoute]
-        case .allowBluetoothHFP: return [.playAndRecord, .record]
+        case .mixWithOthers, .duckOthers:
+            return category == .ambient || category == .playback || category == .playAndRecord || category == .multiRoute
+        case .interruptSpokenAudioAndMixWithOthers:
+            return category == .playback || category == .playAndRecord || category == .multiRoute
+        case .allowBluetoothHFP: return category == .playAndRecord || category == .record
         // Always true for output-only categories: accepted there as a no-op.
-        case .allowBluetoothA2DP: return [.playAndRecord, .ambient, .soloAmbient, .playback]
-        case .allowAirPlay, .defaultToSpeaker: return [.playAndRecord]
-        case .overrideMutedMicrophoneInterruption: return [.playAndRecord, .multiRoute]
-        default: return []
+        case .allowBluetoothA2DP:
+            return category == .playAndRecord || category == .ambient || category == .soloAmbient || category == .playback
+        case .allowAirPlay, .defaultToSpeaker: return category == .playAndRecord
+        case .overrideMutedMicrophoneInterruption: return category == .playAndRecord || category == .multiRoute
+        default: return false
         }
     }
 }

@@ -71,11 +71,16 @@ extension Declaration {
     ///   duplicate option) or `incompatibleCategory` (SPEC 3, 4) otherwise.
     ///   Never traps, whatever the bytes.
     public static func parse(_ props: Properties) -> Result<Declaration?, SessionError> {
-        let categoryValue = props[DeclarationKey.category]
-        let modeValue = props[DeclarationKey.mode]
-        let optionsValue = props[DeclarationKey.options]
-        let noAlertsValue = props[DeclarationKey.prefersNoInterruptionsFromSystemAlerts]
-        let routeValue = props[DeclarationKey.prefersInterruptionOnRouteDisconnect]
+        parse(DeclarationValues(props))
+    }
+
+    /// `parse(_:)` of the declaration values already read from a property set.
+    static func parse(_ values: DeclarationValues) -> Result<Declaration?, SessionError> {
+        let categoryValue = values.category
+        let modeValue = values.mode
+        let optionsValue = values.options
+        let noAlertsValue = values.prefersNoInterruptionsFromSystemAlerts
+        let routeValue = values.prefersInterruptionOnRouteDisconnect
         if categoryValue == nil, modeValue == nil, optionsValue == nil, noAlertsValue == nil, routeValue == nil {
             return .success(nil)
         }
@@ -139,11 +144,11 @@ extension Declaration {
     /// Used by the policy and by the client library before it sends anything.
     /// - Returns: `nil` when valid, else an `incompatibleCategory` error naming the rule.
     public func validate() -> SessionError? {
-        if !mode.acceptedCategories.contains(category) {
+        if !mode.accepts(category) {
             return SessionError(code: .incompatibleCategory, message: "SPEC 3: mode \(mode.rawValue) is not valid for \(category.rawValue)")
         }
         for entry in CategoryOptions.named where options.contains(entry.option) {
-            if !CategoryOptions.acceptedCategories(of: entry.option).contains(category) {
+            if !CategoryOptions.accepts(entry.option, category) {
                 return SessionError(code: .incompatibleCategory, message: "SPEC 4: \(entry.name) is not valid for \(category.rawValue)")
             }
         }
@@ -166,5 +171,38 @@ extension Declaration {
         while let f = scalars.first, f == " " || f == "\t" { scalars = scalars.dropFirst() }
         while let l = scalars.last, l == " " || l == "\t" { scalars = scalars.dropLast() }
         return String(String.UnicodeScalarView(scalars))
+    }
+}
+
+/// The values of the keys a declaration is parsed from (`Declaration.parse`), read once from
+/// a property set: a property change compares them with the previous set's and parses them,
+/// without looking the (long) keys up again.
+struct DeclarationValues: Equatable {
+    var category: String?
+    var mode: String?
+    var options: String?
+    var prefersNoInterruptionsFromSystemAlerts: String?
+    var prefersInterruptionOnRouteDisconnect: String?
+
+    init(_ props: Properties) {
+        category = props[DeclarationKey.category]
+        mode = props[DeclarationKey.mode]
+        options = props[DeclarationKey.options]
+        prefersNoInterruptionsFromSystemAlerts = props[DeclarationKey.prefersNoInterruptionsFromSystemAlerts]
+        prefersInterruptionOnRouteDisconnect = props[DeclarationKey.prefersInterruptionOnRouteDisconnect]
+    }
+}
+
+/// What the policy reads from a client's own properties when they change: the declaration
+/// values and the name (`applicationName(_:stream:)` reads the client's first). Kept per
+/// client (`SessionPolicy.clientKeys`) so that a change compares the new set with the old
+/// one without looking the old set's keys up again.
+struct ClientKeys: Equatable {
+    var declaration: DeclarationValues
+    var applicationName: String?
+
+    init(_ props: Properties) {
+        declaration = DeclarationValues(props)
+        applicationName = props["application.name"] ?? props["application.process.binary"]
     }
 }

@@ -107,12 +107,13 @@ extension SessionPolicy {
                 clearInterruption(s)
                 notify(s, .interruptionEnded(shouldResume: false))
             }
-            var now = marks[s] ?? SessionMarks()
-            now.active = true
             activationCounter = activationCounter &+ 1
-            now.activationOrder = activationCounter
+            let order = activationCounter
             justActivated.insert(s)
-            marks[s] = now
+            Self.edit(&marks[s, default: SessionMarks()]) { m in
+                m.active = true
+                m.activationOrder = order
+            }
             updateMembership(s)
             refreshGains(s)
             resumePausedStreams(s)

@@ -169,6 +169,9 @@ extension SessionPolicy {
     func derivedStateIsConsistent() -> Bool {
         for (c, _) in clients where derived[.client(c)] != deriveTraits(.client(c)) { return false }
         for (n, _) in streams where derived[.stream(n)] != deriveTraits(.stream(n)) { return false }
+        if streamRoutes.count != streams.count { return false }
+        for (n, st) in streams where streamRoutes[n] != computeStreamRoute(n, st) { return false }
+        for (c, keys) in clientKeys where clients[c].map({ ClientKeys($0.properties) }) != keys { return false }
         for (s, _) in derived {
             switch s {
             case .client(let c): if clients[c] == nil { return false }

@@ -104,12 +104,12 @@ extension SessionPolicy {
         }
         let anyJustActivated = !justActivated.isEmpty
         for s in targets {
-            guard var m = marks[s] else { continue }
+            // One lookup; the mark is changed in place.
+            guard let i = marks.index(forKey: s) else { continue }
             // Another client than the session's own has primary audio.
             let value = severalPrimaryClients || (primaryClient != nil && primaryClient != clientOf(s))
-            guard value != m.hintTold else { continue }
-            m.hintTold = value
-            marks[s] = m
+            guard value != marks.values[i].hintTold else { continue }
+            marks.values[i].hintTold = value
             if anyJustActivated && justActivated.contains(s) {
                 // Told on flips only; a newly active session reads the property.
                 continue

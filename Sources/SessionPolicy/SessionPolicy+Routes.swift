@@ -29,6 +29,28 @@ extension SessionPolicy {
         return Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs))
     }
 
+    /// The stream's own route, as `route(_:)` finds it for a session of that stream alone.
+    func computeStreamRoute(_ n: NodeID, _ st: StreamInfo) -> Route {
+        var outs: [(NodeID, Port)] = []
+        var ins: [(NodeID, Port)] = []
+        collectRoute(n, st, excluding: nil, outs: &outs, ins: &ins)
+        return Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs))
+    }
+
+    /// Recomputes the cached route of the node if it is a stream (one of its links changed).
+    mutating func refreshRoute(ofStream n: NodeID) {
+        if let st = streams[n] { streamRoutes[n] = computeStreamRoute(n, st) } else { streamRoutes[n] = nil }
+    }
+
+    /// Recomputes the cached routes of the streams linked to an endpoint whose port changed
+    /// (or that appeared or went away).
+    mutating func refreshRoutes(linkedTo e: NodeID) {
+        for l in linksOfNode[e] ?? [] {
+            guard let link = links[l] else { continue }
+            refreshRoute(ofStream: link.output == e ? link.input : link.output)
+        }
+    }
+
     /// The endpoints a stream is linked to: sinks it feeds (output), sources it reads (input).
     func collectRoute(_ n: NodeID, _ st: StreamInfo, excluding: NodeID?, outs: inout [(NodeID, Port)], ins: inout [(NodeID, Port)]) {
         for l in linksOfNode[n] ?? [] {
@@ -81,6 +103,7 @@ extension SessionPolicy {
     mutating func endpointAdded(_ e: NodeID, kind: EndpointKind, _ props: Properties) {
         endpoints[e] = EndpointInfo(kind: kind, properties: props)
         availableRoute = nil
+        refreshRoutes(linkedTo: e)
         deviceArrived(e)
     }
 
@@ -90,6 +113,7 @@ extension SessionPolicy {
         ep.port = Port.from(props, kind: ep.kind)
         endpoints[e] = ep
         availableRoute = nil
+        refreshRoutes(linkedTo: e)
         for s in sessionsLinked(to: e) { touched.insert(s) }
     }
 
@@ -111,6 +135,7 @@ extension SessionPolicy {
         ep.portLost = true
         endpoints[e] = ep
         availableRoute = nil
+        refreshRoutes(linkedTo: e)
         for s in sessionsLinked(to: e) { touched.insert(s) }
     }
 
@@ -122,6 +147,7 @@ extension SessionPolicy {
         endpoints[e] = ep
         availableRoute = nil
         // Streams still linked to it now go to the restored port: their routes changed.
+        refreshRoutes(linkedTo: e)
         for s in sessionsLinked(to: e) { touched.insert(s) }
         deviceArrived(e)
     }
@@ -201,6 +227,8 @@ extension SessionPolicy {
         links[l] = LinkInfo(output: output, input: input)
         linksOfNode[output, default: []].insert(l)
         linksOfNode[input, default: []].insert(l)
+        refreshRoute(ofStream: output)
+        refreshRoute(ofStream: input)
         if let s = sessionOf(output) { touched.insert(s); reportCategoryRouteChange(s) }
         if let s = sessionOf(input) { touched.insert(s); reportCategoryRouteChange(s) }
     }
@@ -230,6 +258,8 @@ extension SessionPolicy {
         if linksOfNode[link.output]?.isEmpty == true { linksOfNode[link.output] = nil }
         linksOfNode[link.input]?.remove(l)
         if linksOfNode[link.input]?.isEmpty == true { linksOfNode[link.input] = nil }
+        refreshRoute(ofStream: link.output)
+        refreshRoute(ofStream: link.input)
     }
 
     /// R33: the user (or `overrideOutputAudioPort(.speaker)`) chose an output. Reason

@@ -12,13 +12,19 @@ extension SessionPolicy {
         var playingOutput = false
         var outs: [(NodeID, Port)] = []
         var ins: [(NodeID, Port)] = []
-        func account(_ n: NodeID, _ st: StreamInfo) {
+        // A session of one stream has that stream's route (cached); several are merged.
+        var route: Route?
+        func account(_ n: NodeID, _ st: StreamInfo, only: Bool) {
             if st.direction == .output {
                 gain = min(gain, st.duckGain)
                 silenced = silenced || st.silenced
                 if st.running && !st.pausedByPolicy { playingOutput = true }
             }
-            collectRoute(n, st, excluding: nil, outs: &outs, ins: &ins)
+            if only, let cached = streamRoutes[n] {
+                route = cached
+            } else {
+                collectRoute(n, st, excluding: nil, outs: &outs, ins: &ins)
+            }
         }
         let nodes: [NodeID]
         switch s {
@@ -29,7 +35,7 @@ extension SessionPolicy {
             guard !t.unmanaged else { return nil }
             nodes = streamsOfClient[c]?.nodes ?? []
             for n in nodes {
-                if let st = streams[n] { account(n, st) }
+                if let st = streams[n] { account(n, st, only: nodes.count == 1) }
             }
         case .stream(let n):
             guard let st = streams[n], !declaredClients.contains(st.client), let found = derived[s] ?? deriveTraits(s) else { return nil }
@@ -41,14 +47,14 @@ extension SessionPolicy {
                 t.options = Declaration(category: adaptive, mode: t.mode, options: d.declaredOptions).effectiveOptions
             }
             nodes = [n]
-            account(n, st)
+            account(n, st, only: true)
         }
         let m = mk ?? SessionMarks()
         return SessionSnapshot(
             category: t.category, mode: t.mode, options: t.options, active: m.active,
             interrupted: m.interruption != nil, interruptionReason: m.interruption?.reason,
             duckGain: gain, silenced: silenced, isPlaying: m.active && playingOutput,
-            streams: nodes, route: Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs)),
+            streams: nodes, route: route ?? Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs)),
             isLegacy: t.isLegacy, applicationName: d.applicationName, priority: t.priorityClass,
             prefersNoInterruptionsFromSystemAlerts: t.prefersNoAlerts,
             prefersInterruptionOnRouteDisconnect: t.prefersRouteInterrupt,
@@ -77,6 +83,7 @@ extension SessionPolicy {
     mutating func rebuildIndexes() {
         streamsOfClient = [:]
         linksOfNode = [:]
+        streamRoutes = [:]
         declaredClients = []
         victimsOf = [:]
         active = []
@@ -94,6 +101,7 @@ extension SessionPolicy {
             linksOfNode[link.output, default: []].insert(l)
             linksOfNode[link.input, default: []].insert(l)
         }
+        for (n, st) in streams { streamRoutes[n] = computeStreamRoute(n, st) }
         rebuildDerived()
         for c in clients.keys where computeDeclared(c) { declaredClients.insert(c) }
         for (s, m) in marks {
@@ -111,6 +119,7 @@ extension SessionPolicy {
     mutating func rebuild(from graph: GraphSnapshot) {
         let previouslyPublished = published
         clients = graph.clients
+        clientKeys = [:]
         streams = graph.streams
         endpoints = graph.endpoints
         links = graph.links

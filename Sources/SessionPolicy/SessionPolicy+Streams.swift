@@ -7,9 +7,11 @@ extension SessionPolicy {
             return
         }
         var info = ClientInfo(properties: props)
-        let parsed = Declaration.parse(props)
+        let keys = ClientKeys(props)
+        let parsed = Declaration.parse(keys.declaration)
         if case .success(let d) = parsed { info.declaration = d }
         clients[c] = info
+        clientKeys[c] = keys
         refreshDerived(ofClient: c)
         updateDeclared(c)
         if case .failure(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
@@ -25,13 +27,20 @@ extension SessionPolicy {
             return
         }
         let before = traits(.client(c))
-        let declarationTouched = Self.declarationKeysDiffer(info.properties, props)
+        // The keys of the new set are read once; those of the old set were kept when it came.
+        let keys = ClientKeys(props)
+        let previous = clientKeys.updateValue(keys, forKey: c) ?? ClientKeys(info.properties)
+        let declarationTouched = keys.declaration != previous.declaration
+        // The cached traits of the client's sessions read its declaration and its name only.
+        let nameChanged = keys.applicationName != previous.applicationName
+        let previousDeclaration = info.declaration
         info.properties = props
-        let parsed = Declaration.parse(props)
+        let parsed = Declaration.parse(keys.declaration)
         // A refused declaration leaves the previous valid one in force (SPEC 4).
         if case .success(let d) = parsed { info.declaration = d }
+        let declarationChanged = info.declaration != previousDeclaration
         clients[c] = info
-        refreshDerived(ofClient: c)
+        if declarationChanged || nameChanged { refreshDerived(ofClient: c) }
         updateDeclared(c)
         guard declaredClients.contains(c) else { return }
         if case .failure(let e) = parsed, declarationTouched { notify(.client(c), .declarationRefused(e)) }
@@ -53,6 +62,7 @@ extension SessionPolicy {
             declaredClients.remove(c)
         }
         clients[c] = nil
+        clientKeys[c] = nil
         streamsOfClient[c] = nil
         derived[.client(c)] = nil
     }
@@ -74,6 +84,7 @@ extension SessionPolicy {
         let parsed = Declaration.parse(props)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
+        streamRoutes[n] = computeStreamRoute(n, info)
         streamsOfClient[c, default: []].insert(n)
         refreshDerived(ofClient: c)
         updateDeclared(c)
@@ -90,9 +101,10 @@ extension SessionPolicy {
     mutating func streamChanged(_ n: NodeID, _ props: Properties) {
         guard var info = streams[n], let old = sessionOf(n) else { return }
         let before = traits(old)
-        let declarationTouched = Self.declarationKeysDiffer(info.properties, props)
+        let values = DeclarationValues(props)
+        let declarationTouched = values != DeclarationValues(info.properties)
         info.properties = props
-        let parsed = Declaration.parse(props)
+        let parsed = Declaration.parse(values)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
         refreshDerived(ofClient: info.client)
@@ -188,6 +200,7 @@ extension SessionPolicy {
         if case .stream = s {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
             streams[n] = nil
+            streamRoutes[n] = nil
             streamsOfClient[st.client]?.remove(n)
             derived[s] = nil
             refreshDerived(ofClient: st.client)
@@ -196,6 +209,7 @@ extension SessionPolicy {
             // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
             let notify = wantsNotifyOthers(st.client)
             streams[n] = nil
+            streamRoutes[n] = nil
             streamsOfClient[st.client]?.remove(n)
             derived[.stream(n)] = nil
             refreshDerived(ofClient: st.client)
@@ -258,15 +272,6 @@ extension SessionPolicy {
         if published.removeValue(forKey: s) != nil {
             emit(.publishSession(s, nil))
         }
-    }
-
-    /// Whether a property change touched the declaration (a refusal is reported once per change).
-    static func declarationKeysDiffer(_ a: Properties, _ b: Properties) -> Bool {
-        let keys = [
-            DeclarationKey.category, DeclarationKey.mode, DeclarationKey.options,
-            DeclarationKey.prefersNoInterruptionsFromSystemAlerts, DeclarationKey.prefersInterruptionOnRouteDisconnect,
-        ]
-        return keys.contains { a[$0] != b[$0] }
     }
 
     /// Recomputes whether a client declares; when that flips, its streams move between

@@ -37,6 +37,10 @@ public struct SessionPolicy: Sendable {
     // Indexes, derived from the above (rebuilt by `rebuildIndexes`).
     var streamsOfClient: [ClientID: NodeList] = [:]
     var linksOfNode: [NodeID: Set<LinkID>] = [:]
+    /// Each stream's own route (the endpoints its links reach), kept up to date by every
+    /// change of links, endpoints or streams (`refreshRoute(ofStream:)`): a session with one
+    /// stream publishes it without walking links and endpoints again.
+    var streamRoutes: [NodeID: Route] = [:]
     var declaredClients: Set<ClientID> = []
     var victimsOf: [InterruptionCause: Set<SessionID>] = [:]
     var active: Set<SessionID> = []
@@ -52,6 +56,9 @@ public struct SessionPolicy: Sendable {
     /// Each session's traits as its properties make them, recomputed only when the
     /// properties, declarations or stream set of its client change (`refreshDerived(ofClient:)`).
     var derived: [SessionID: DerivedTraits] = [:]
+    /// The keys read from each client's properties when they last came (`clientAdded`,
+    /// `clientChanged`); a client without an entry has its properties read again.
+    var clientKeys: [ClientID: ClientKeys] = [:]
 
     // What was last published (so only changes are published).
     var published: [SessionID: SessionSnapshot] = [:]
@@ -161,6 +168,10 @@ public struct SessionPolicy: Sendable {
     static func clear(_ set: inout Set<SessionID>) {
         if set.capacity > 64 { set = [] } else { set.removeAll(keepingCapacity: true) }
     }
+
+    /// Changes a value in place (e.g. `edit(&marks[s, default: SessionMarks()]) { ... }`:
+    /// one lookup, and no copy of the mark to write back).
+    static func edit<Value>(_ value: inout Value, _ body: (inout Value) -> Void) { body(&value) }
 
     mutating func emit(_ e: Effect) { fx.append(e) }
     mutating func notify(_ s: SessionID, _ n: Notification) { fx.append(.notify(s, n)) }
