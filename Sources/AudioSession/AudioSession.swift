@@ -59,7 +59,10 @@ public final class AudioSession: Sendable {
     }
 
     deinit {
-        connection?.disconnect()
+        // On the PipeWire thread (the application let go of the session in a notification
+        // handler) the connection is not torn down here, under libpipewire's dispatch of
+        // its own events: the connection's deinit, which follows, does it on another thread.
+        if let c = connection, !c.isLoopThread { c.disconnect() }
         state.withLock { s in
             s.closed = true
             for sub in s.subscribers.values { sub.finish() }
