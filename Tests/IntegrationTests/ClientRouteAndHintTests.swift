@@ -94,6 +94,89 @@ extension Integration {
             }
         }
 
+        // MARK: R33, R34: overrideOutputAudioPort through `pw-session play --commands`
+        // (The routeChange with reason override of R33 is not asserted: the module does
+        // not watch the `default` metadata, so the policy's userRouteChoice is never fed.)
+
+        /// Whether the stream of process `pid` is linked (active) to `sink`.
+        static func linked(_ sandbox: Sandbox, pid: Int32, to sink: String) throws -> Bool {
+            let d = try sandbox.dump()
+            guard let node = Graph.streamNode(d, pid: pid)?["id"] as? Int, let sinkID = Graph.nodeID(d, named: sink) else { return false }
+            return Graph.links(d).contains { $0.output == node && $0.input == sinkID && $0.state == "active" }
+        }
+
+        /// Asks the player for its currentRoute until its outputs are `outputs`.
+        static func waitForRoute(_ sandbox: Sandbox, _ player: ChildProcess, _ pipe: CommandPipe, outputs: String) throws {
+            try sandbox.waitUntil(timeout: 15, poll: 0.2, "the player's currentRoute to be \(outputs)") {
+                let before = Client.objects(player).filter(Client.event("route")).count
+                pipe.send("route")
+                let answers = try Client.waitFor(player, "an answer to route", count: before + 1, Client.event("route"))
+                return answers.last?["outputs"] as? String == outputs
+            }
+        }
+
+        @Test func R33_overrideOutputAudioPortMovesThePlayerToTheSpeakerAndNoneMovesItBack() throws {
+            let tmp = try Support.makeTemp("r33-client")
+            defer { Support.removeTemp(tmp) }
+            let file = try Support.makeTone(in: tmp, seconds: 120)
+            let sandbox = try Client.sandbox()
+            defer { sandbox.stop() }
+            let pipe = try CommandPipe(in: tmp)
+            let player = try sandbox.spawn([try Support.pwSessionPath(), "play", file, "--json", "--commands"],
+                                           standardInput: pipe.path)
+            defer { _ = player.terminate() }
+            try Client.waitFor(player, "the player to play", Client.event("playing"))
+            try sandbox.waitUntil(timeout: 15, "the player on the headphones (the default output)") {
+                try Self.linked(sandbox, pid: player.pid, to: "headphones")
+            }
+            try Self.waitForRoute(sandbox, player, pipe, outputs: "headphones")
+
+            pipe.send("speaker")
+            try Client.waitFor(player, "override speaker", Client.event("override", ["port": "speaker"]))
+            try sandbox.waitUntil(timeout: 15, "the player's stream to move to the speaker") {
+                try Self.linked(sandbox, pid: player.pid, to: "speaker")
+                    && !(try Self.linked(sandbox, pid: player.pid, to: "headphones"))
+            }
+            try Self.waitForRoute(sandbox, player, pipe, outputs: "speaker")
+            let speaker = try Recorder(sandbox: sandbox, sink: "speaker")
+            try sandbox.waitForMoreRecording(speaker, seconds: 0.5)
+            #expect(try speaker.stop().nonZeroSampleCount > 0, "no sample of the player reached the speaker")
+            // R33: a route the application chose is no loss: nothing paused, no oldDeviceUnavailable.
+            #expect(Client.objects(player).filter(Client.event("paused")).isEmpty, "\(Client.log(player))")
+            #expect(Client.objects(player).filter(Client.event("routeChange", ["reason": "oldDeviceUnavailable"])).isEmpty)
+            let route = try Self.playerSession(sandbox)?["route"] as? [String: Any]
+            let outputs = (route?["outputs"] as? [[String: Any]] ?? []).compactMap { $0["uid"] as? String }
+            #expect(outputs == ["speaker"], "status route: \(String(describing: route))")
+
+            pipe.send("default")
+            try Client.waitFor(player, "override none", Client.event("override", ["port": "none"]))
+            try sandbox.waitUntil(timeout: 15, "the player's stream to go back to the headphones") {
+                try Self.linked(sandbox, pid: player.pid, to: "headphones")
+                    && !(try Self.linked(sandbox, pid: player.pid, to: "speaker"))
+            }
+            try Self.waitForRoute(sandbox, player, pipe, outputs: "headphones")
+            #expect(Client.objects(player).filter(Client.event("commandFailed")).isEmpty, "\(Client.log(player))")
+            #expect(player.isRunning)
+        }
+
+        @Test func R34_overrideToTheSpeakerWithoutOneIsRefusedAndTheStreamStays() throws {
+            let tmp = try Support.makeTemp("r34-client")
+            defer { Support.removeTemp(tmp) }
+            let file = try Support.makeTone(in: tmp, seconds: 120)
+            let sandbox = try Sandbox.start(SandboxOptions(devices: [.headphones]))
+            defer { sandbox.stop() }
+            let pipe = try CommandPipe(in: tmp)
+            let player = try sandbox.spawn([try Support.pwSessionPath(), "play", file, "--json", "--commands"],
+                                           standardInput: pipe.path)
+            defer { _ = player.terminate() }
+            try Client.waitFor(player, "the player to play", Client.event("playing"))
+            pipe.send("speaker")
+            let failed = try Client.waitFor(player, "the override to be refused", Client.event("commandFailed"))
+            #expect(failed[0]["code"] as? String == "badParam", "\(failed[0])")
+            #expect(try Self.linked(sandbox, pid: player.pid, to: "headphones"))
+            #expect(player.isRunning)
+        }
+
         // MARK: R22: silenceSecondaryAudioHint
 
         @Test func R22_anAmbientPlayerGetsSilenceSecondaryAudioHintBeginAndEnd() throws {
@@ -125,4 +208,25 @@ extension Integration {
             #expect(Client.objects(music).filter(Client.event("silenceSecondaryAudioHint")).isEmpty, "\(Client.log(music))")
         }
     }
+}
+
+/// A FIFO that a test writes `pw-session play --commands` lines to (the player's standard input).
+final class CommandPipe {
+    let path: String
+    private let fd: Int32
+
+    init(in dir: String) throws {
+        path = dir + "/commands-\(UInt32.random(in: 0...UInt32.max))"
+        guard mkfifo(path, 0o600) == 0 else { throw TestFailure("mkfifo \(path): \(String(cString: strerror(errno)))") }
+        // Read-write: the open does not wait for the reader, and the reader never sees end of file.
+        fd = open(path, O_RDWR)
+        guard fd >= 0 else { throw TestFailure("open \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    func send(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    deinit { close(fd) }
 }
