@@ -85,6 +85,34 @@ extension Integration {
             }
         }
 
+        /// SPEC 8: the sources of the graph are the session's available inputs, and
+        /// setPreferredInput accepts one of them and refuses a name that is none.
+        /// (Moving a capture stream is not tested: the library makes no capture
+        /// streams, so a library session has none to move.)
+        @Test func availableInputsListTheSourcesAndSetPreferredInputChecksTheName() async throws {
+            let mic = VirtualDevice(name: "usb-mic", nodeDescription: "USB Mic", formFactor: "microphone",
+                                    priority: 1500, mediaClass: "Audio/Source")
+            let sandbox = try Sandbox.start(SandboxOptions(devices: [.speaker, .headphones, mic]))
+            defer { sandbox.stop() }
+            try await withLibrary(in: sandbox) {
+                let s = AudioSession(configuration: .init(applicationName: "preferred-input"))
+                try s.setCategory(.playAndRecord)
+                #expect(await s.waitForPolicy(timeout: .seconds(10)))
+                try await waitUntil("usb-mic among the available inputs") { s.availableInputs.contains { $0.uid == "usb-mic" } }
+                #expect(!s.availableInputs.contains { $0.uid == "speaker" || $0.uid == "headphones" })
+                let port = try #require(s.availableInputs.first { $0.uid == "usb-mic" })
+                try s.setPreferredInput(port)
+                #expect(s.preferredInput?.uid == "usb-mic")
+                #expect(throws: SessionError.self) {
+                    try s.setPreferredInput(SessionPort(name: "Nothing", uid: "no-such-source", type: .builtInMic))
+                }
+                // Refused: the previous preference stays.
+                #expect(s.preferredInput?.uid == "usb-mic")
+                try s.setPreferredInput(nil)
+                #expect(s.preferredInput == nil)
+            }
+        }
+
         /// Many sessions and streams made and dropped quickly (the benchmark's churn, in
         /// small): nothing crashes or hangs, and every connection is closed at the end.
         @Test func sessionsAndStreamsChurnWithoutCrashOrLeak() async throws {
