@@ -71,6 +71,6 @@ let package = Package(
         ),
         .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy"]),
         .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "SessionPolicy"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "SessionPolicy", "AudioSession"]),
     ]
 )

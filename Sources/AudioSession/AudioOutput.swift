@@ -4,9 +4,9 @@ import Synchronization
 /// A playback stream (`pw_stream`) on the session's own connection: it belongs
 /// to the session and inherits its declaration (SPEC 1).
 ///
-/// `render` is called on the library's PipeWire thread with an interleaved
+/// `render` is called on PipeWire's data (realtime) thread with an interleaved
 /// float buffer and the channel count; it returns the frames written (0 when
-/// there is nothing to play right now). After PipeWire comes back (R40) the
+/// there is nothing to play right now) and must not block. After PipeWire comes back (R40) the
 /// stream is made again on the new connection, paused or playing as it was.
 public final class AudioOutput: Sendable {
     public let name: String

@@ -161,7 +161,7 @@ extension AudioSession {
             let subs = Array(s.eventSubscribers.values)
             guard e.session.kind == .client, e.session.id == s.clientID else { return (.none, subs) }
             switch e.notification {
-            case .activation(let r):
+            case .activationResult(let r):
                 guard !s.waiters.isEmpty else { return (.none, subs) }
                 return (.resume(s.waiters.removeFirst(), r), subs)
             case .interruptionBegan(let r): return (.notify(.interruption(.began(reason: r))), subs)

@@ -66,11 +66,16 @@ struct SessionClientState: ~Copyable {
         return p
     }
 
-    /// Sinks (or sources) of the graph, as ports.
+    /// Sinks (or sources) of the graph, as ports. The registry carries few of a node's
+    /// properties (no `device.form-factor`, no device properties): the port the policy
+    /// published for the same node (from its full properties) wins.
     func endpoints(sink: Bool) -> [(id: UInt32, port: SessionPort)] {
         let cls = sink ? "Audio/Sink" : "Audio/Source"
+        let published = (sink ? global?.currentRoute.outputs : global?.currentRoute.inputs) ?? []
         return nodes.sorted { $0.key < $1.key }.compactMap { id, props in
-            props["media.class"] == cls ? (id, SessionPort.from(props, kind: sink ? .sink : .source)) : nil
+            guard props["media.class"] == cls else { return nil }
+            let port = SessionPort.from(props, kind: sink ? .sink : .source)
+            return (id, published.first { $0.uid == port.uid }?.port ?? port)
         }
     }
 

@@ -59,7 +59,10 @@ public final class AudioSession: Sendable {
     }
 
     deinit {
-        connection?.disconnect()
+        // On the PipeWire thread (the application let go of the session in a notification
+        // handler) the connection is not torn down here, under libpipewire's dispatch of
+        // its own events: the connection's deinit, which follows, does it on another thread.
+        if let c = connection, !c.isLoopThread { c.disconnect() }
         state.withLock { s in
             s.closed = true
             for sub in s.subscribers.values { sub.finish() }
@@ -225,13 +228,14 @@ public final class AudioSession: Sendable {
     /// the `default` metadata, which the session manager follows); `.none`
     /// gives them back to the session manager's choice.
     public func overrideOutputAudioPort(_ port: PortOverride) throws(SessionError) {
-        let (target, streams) = state.withLock { s -> (String?, [UInt32]) in
-            s.outputOverride = port
+        let (target, streams) = try state.withLock { s throws(SessionError) -> (String?, [UInt32]) in
             let speaker = s.endpoints(sink: true).first { $0.port.type == .builtInSpeaker }?.port.uid
+            if port == .speaker && speaker == nil {
+                // Refused: the previous override stays.
+                throw SessionError(code: .badParam, message: "R34: no built-in speaker to override the output to")
+            }
+            s.outputOverride = port
             return (port == .speaker ? speaker : nil, s.ownStreams(direction: "Output"))
-        }
-        if port == .speaker && target == nil {
-            throw SessionError(code: .badParam, message: "R34: no built-in speaker to override the output to")
         }
         for n in streams { connection?.setMetadata("default", subject: n, key: "target.object", type: nil, value: target) }
     }
@@ -239,12 +243,13 @@ public final class AudioSession: Sendable {
     /// `AVAudioSession.setPreferredInput(_:)`: moves this session's capture
     /// streams to `port` (nil: the session manager's choice).
     public func setPreferredInput(_ port: SessionPort?) throws(SessionError) {
-        let streams = state.withLock { s -> [UInt32] in
+        let streams = try state.withLock { s throws(SessionError) -> [UInt32] in
+            if let port, !s.endpoints(sink: false).contains(where: { $0.port.uid == port.uid }) {
+                // Refused: the previous preference stays.
+                throw SessionError(code: .badParam, message: "SPEC 8: no input named \(port.uid)")
+            }
             s.preferredInput = port
             return s.ownStreams(direction: "Input")
-        }
-        if let port, !state.withLock({ $0.endpoints(sink: false).contains { $0.port.uid == port.uid } }) {
-            throw SessionError(code: .badParam, message: "SPEC 8: no input named \(port.uid)")
         }
         for n in streams { connection?.setMetadata("default", subject: n, key: "target.object", type: nil, value: port?.uid) }
     }

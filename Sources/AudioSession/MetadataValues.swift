@@ -106,9 +106,9 @@ public struct PolicyEvent: Sendable, Equatable {
         case "mediaServicesWereReset": n = .mediaServicesWereReset
         case "activation":
             if raw.ok == true {
-                n = .activation(.success(raw.warning.flatMap(ActivationWarning.init(rawValue:))))
+                n = .activationResult(.success(raw.warning.flatMap(ActivationWarning.init(rawValue:))))
             } else {
-                n = .activation(.failure(raw.error?.sessionError ?? SessionError(code: .badParam, message: "activation refused")))
+                n = .activationResult(.failure(raw.error?.sessionError ?? SessionError(code: .badParam, message: "activation refused")))
             }
         case "declarationRefused":
             n = .declarationRefused(raw.error?.sessionError ?? SessionError(code: .badParam, message: "declaration refused"))
@@ -139,16 +139,4 @@ public struct PolicyEvent: Sendable, Equatable {
         var warning: String?
         var error: RawError?
     }
-}
-
-/// What an `audio-session.event` says.
-public enum PolicyNotification: Sendable, Equatable {
-    case interruptionBegan(reason: InterruptionReason)
-    case interruptionEnded(shouldResume: Bool)
-    case routeChange(reason: RouteChangeReason, previous: Route, current: Route)
-    case silenceSecondaryAudioHint(begin: Bool)
-    case mediaServicesWereLost
-    case mediaServicesWereReset
-    case activation(Result<ActivationWarning?, SessionError>)
-    case declarationRefused(SessionError)
 }

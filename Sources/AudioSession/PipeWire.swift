@@ -4,7 +4,9 @@
 // Threading: PipeWire runs on a `pw_thread_loop` owned by `PipeWireConnection`.
 // Calls from Swift take the loop lock (`pw_thread_loop_lock`, recursive);
 // callbacks arrive on the loop thread with the lock held and are forwarded as
-// `PipeWireEvent` values to one handler, which must not block.
+// `PipeWireEvent` values to one handler, which must not block. The one exception
+// is a stream's render callback: it runs on PipeWire's data (realtime) thread
+// (`PW_STREAM_FLAG_RT_PROCESS`), without the lock.
 //
 // Callback contexts are `Unmanaged.passRetained(box).toOpaque()`, released
 // exactly once by `teardown()` / `PipeWireStream.destroy()` after the hooks
@@ -52,14 +54,20 @@ final class ConnectionBox: @unchecked Sendable {
 final class PipeWireConnection: @unchecked Sendable {
     private let loop: OpaquePointer
     private let context: OpaquePointer
-    // All below are touched only with the loop lock held.
-    private var core: OpaquePointer?
-    private var registry: OpaquePointer?
-    private var coreHook: OpaquePointer?
-    private var registryHook: OpaquePointer?
-    private var metadata: [String: (proxy: OpaquePointer, hook: OpaquePointer?, global: UInt32)] = [:]
-    private var box: ConnectionBox?
-    private var streams: [ObjectIdentifier: PipeWireStream] = [:]
+
+    /// What one connection made; touched only with the loop lock held (or with the loop stopped).
+    fileprivate struct Live: @unchecked Sendable {
+        var core: OpaquePointer?
+        var registry: OpaquePointer?
+        var coreHook: OpaquePointer?
+        var registryHook: OpaquePointer?
+        var metadata: [String: (proxy: OpaquePointer, hook: OpaquePointer?, global: UInt32)] = [:]
+        var box: ConnectionBox?
+        var streams: [ObjectIdentifier: PipeWireStream] = [:]
+    }
+    private var live = Live()
+    private var core: OpaquePointer? { live.core }
+    private var registry: OpaquePointer? { live.registry }
 
     /// The metadata objects the connection binds.
     static let watchedMetadata: Set<String> = ["audio-session", "default"]
@@ -78,12 +86,49 @@ final class PipeWireConnection: @unchecked Sendable {
         pw_thread_loop_start(l)
     }
 
+    /// Stops the loop and frees everything. The last reference may go away on the
+    /// loop's own thread (an application that lets go of its session in a
+    /// notification handler): there `pw_thread_loop_stop` would join its own thread
+    /// and the loop would be destroyed under the running iteration, and tearing the
+    /// core down would free what libpipewire is dispatching. Then all of it is done
+    /// on a new thread, once the callback has returned the lock.
     deinit {
-        pw_thread_loop_stop(loop)
-        teardownLocked()
-        pw_context_destroy(context)
-        pw_thread_loop_destroy(loop)
+        // The C callbacks still registered must not reach this object any more.
+        locked { live.box?.owner = nil }
+        let resources = Resources(loop: loop, context: context, live: live)
+        if pw_thread_loop_in_thread(loop) {
+            Thread.detachNewThread { resources.destroy(stopFirst: false) }
+        } else {
+            resources.destroy(stopFirst: true)
+        }
     }
+
+    /// The C objects of a connection being destroyed.
+    private struct Resources: @unchecked Sendable {
+        let loop: OpaquePointer
+        let context: OpaquePointer
+        var live: Live
+
+        func destroy(stopFirst: Bool) {
+            var l = live
+            if stopFirst {
+                // Without the lock (pw_thread_loop_stop joins the loop thread); then nothing runs it.
+                pw_thread_loop_stop(loop)
+                PipeWireConnection.teardown(&l)
+            } else {
+                // Waits for the callback that dropped the last reference to return.
+                pw_thread_loop_lock(loop)
+                PipeWireConnection.teardown(&l)
+                pw_thread_loop_unlock(loop)
+                pw_thread_loop_stop(loop)
+            }
+            pw_context_destroy(context)
+            pw_thread_loop_destroy(loop)
+        }
+    }
+
+    /// Whether the caller is this connection's PipeWire thread.
+    var isLoopThread: Bool { pw_thread_loop_in_thread(loop) }
 
     /// Runs `body` with the loop lock held (recursive: also fine from callbacks).
     func locked<T>(_ body: () throws -> T) rethrows -> T {
@@ -126,12 +171,12 @@ final class PipeWireConnection: @unchecked Sendable {
             let b = ConnectionBox(handler: handler)
             b.owner = self
             let ctx = Unmanaged.passRetained(b).toOpaque()
-            core = c
-            box = b
-            coreHook = aspw_core_add_listener(c, onCoreDone, onCoreError, ctx)
-            registry = aspw_core_get_registry(c)
-            if let r = registry {
-                registryHook = aspw_registry_add_listener(r, onGlobal, onGlobalRemove, ctx)
+            live.core = c
+            live.box = b
+            live.coreHook = aspw_core_add_listener(c, onCoreDone, onCoreError, ctx)
+            live.registry = aspw_core_get_registry(c)
+            if let r = live.registry {
+                live.registryHook = aspw_registry_add_listener(r, onGlobal, onGlobalRemove, ctx)
             }
             return aspw_core_sync(c, 0)
         }
@@ -145,22 +190,26 @@ final class PipeWireConnection: @unchecked Sendable {
     /// Frees every hook and proxy and disconnects (safe to call repeatedly).
     func disconnect() { locked { teardownLocked() } }
 
-    private func teardownLocked() {
-        for s in streams.values { s.destroyLocked() }
-        streams.removeAll()
-        for m in metadata.values {
+    private func teardownLocked() { Self.teardown(&live) }
+
+    /// Streams, then metadata and registry proxies (each after its listener), then the core.
+    fileprivate static func teardown(_ l: inout Live) {
+        for s in l.streams.values { s.destroyLocked() }
+        l.streams.removeAll()
+        for m in l.metadata.values {
             aspw_hook_free(m.hook)
             pw_proxy_destroy(m.proxy)
         }
-        metadata.removeAll()
-        aspw_hook_free(registryHook); registryHook = nil
-        if let r = registry { pw_proxy_destroy(r) }
-        registry = nil
-        aspw_hook_free(coreHook); coreHook = nil
-        if let c = core { pw_core_disconnect(c) }
-        core = nil
-        if let b = box {
-            box = nil
+        l.metadata.removeAll()
+        aspw_hook_free(l.registryHook); l.registryHook = nil
+        if let r = l.registry { pw_proxy_destroy(r) }
+        l.registry = nil
+        aspw_hook_free(l.coreHook); l.coreHook = nil
+        if let c = l.core { pw_core_disconnect(c) }
+        l.core = nil
+        if let b = l.box {
+            l.box = nil
+            b.owner = nil
             Unmanaged.passUnretained(b).release()  // the passRetained of connect()
         }
     }
@@ -188,13 +237,13 @@ final class PipeWireConnection: @unchecked Sendable {
     @discardableResult
     func setMetadata(_ name: String, subject: UInt32, key: String, type: String?, value: String?) -> Bool {
         locked {
-            guard let m = metadata[name] else { return false }
+            guard let m = live.metadata[name] else { return false }
             return aspw_metadata_set_property(m.proxy, subject, key, type, value) >= 0
         }
     }
 
     fileprivate func metadataBound(globalID: UInt32, type: String, version: UInt32, name: String, box b: ConnectionBox) {
-        guard Self.watchedMetadata.contains(name), metadata[name] == nil, let r = registry else { return }
+        guard Self.watchedMetadata.contains(name), live.metadata[name] == nil, let r = registry else { return }
         guard let proxy = aspw_registry_bind(r, globalID, type, min(version, UInt32(PW_VERSION_METADATA))) else { return }
         let ctx = Unmanaged.passUnretained(b).toOpaque()
         let hook: OpaquePointer?
@@ -202,15 +251,15 @@ final class PipeWireConnection: @unchecked Sendable {
         case "audio-session": hook = aspw_metadata_add_listener(proxy, onSessionProperty, ctx)
         default: hook = aspw_metadata_add_listener(proxy, onDefaultProperty, ctx)
         }
-        metadata[name] = (proxy, hook, globalID)
+        live.metadata[name] = (proxy, hook, globalID)
         b.handler(.metadataAppeared(name: name))
     }
 
     fileprivate func globalRemoved(_ id: UInt32, box b: ConnectionBox) {
-        if let (name, m) = metadata.first(where: { $0.value.global == id }) {
+        if let (name, m) = live.metadata.first(where: { $0.value.global == id }) {
             aspw_hook_free(m.hook)
             pw_proxy_destroy(m.proxy)
-            metadata[name] = nil
+            live.metadata[name] = nil
             b.handler(.metadataGone(name: name))
         }
         b.handler(.globalRemoved(id: id))
@@ -230,13 +279,13 @@ final class PipeWireConnection: @unchecked Sendable {
                 stream.destroyLocked()
                 return nil
             }
-            streams[ObjectIdentifier(stream)] = stream
+            live.streams[ObjectIdentifier(stream)] = stream
             return stream
         }
     }
 
     fileprivate func forget(_ stream: PipeWireStream) {
-        locked { _ = streams.removeValue(forKey: ObjectIdentifier(stream)) }
+        locked { _ = live.streams.removeValue(forKey: ObjectIdentifier(stream)) }
     }
 
     // MARK: Properties
@@ -319,6 +368,9 @@ final class PipeWireStream: @unchecked Sendable {
     }
 
     fileprivate func destroyLocked() {
+        // Disconnect first: it takes the node off the data thread (synchronously), so
+        // no process callback can still be running on the hook freed next.
+        if let s = stream { pw_stream_disconnect(s) }
         aspw_hook_free(hook); hook = nil
         if let s = stream { pw_stream_destroy(s) }
         stream = nil

@@ -288,8 +288,14 @@ int aspw_stream_connect_playback(struct pw_stream *stream, uint32_t rate, uint32
 		info.position[0] = SPA_AUDIO_CHANNEL_MONO;
 	}
 	params[0] = spa_format_audio_raw_build(&b, SPA_PARAM_EnumFormat, &info);
+	/* RT_PROCESS: process runs on the data thread. Without it, 0.3.65 queues every
+	 * process call on the main loop (pw_loop_invoke with the stream as data); a call
+	 * still queued when the stream is destroyed from another thread runs on the freed
+	 * stream. With it, pw_stream_disconnect removes the node from the data loop
+	 * synchronously and no call is left behind. */
 	return pw_stream_connect(stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
 				 PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS |
+				 PW_STREAM_FLAG_RT_PROCESS |
 				 (active ? 0 : PW_STREAM_FLAG_INACTIVE),
 				 params, 1);
 }

@@ -274,14 +274,15 @@ public final class Sandbox: @unchecked Sendable {
 
     /// Starts a long-running program in the sandbox (pw-play, paplay). It is killed
     /// by `stop()` if still running. Output goes to files in the sandbox's log directory
-    /// unless `inheritOutput` is set.
+    /// unless `inheritOutput` is set. Standard input is `/dev/null`, or the file (a FIFO
+    /// the caller writes commands to) at `standardInput`.
     public func spawn(_ argv: [String], environment extra: [String: String] = [:],
-                      inheritOutput: Bool = false) throws -> ChildProcess {
+                      inheritOutput: Bool = false, standardInput: String? = nil) throws -> ChildProcess {
         let n = nextCounter()
         let name = ((argv.first ?? "child") as NSString).lastPathComponent
         let log = inheritOutput ? nil : directory + "/logs/\(name)-\(n).log"
         let child = try ChildProcess.spawn(argv, name: name, environment: clientEnvironment.merging(extra) { $1 },
-                                           stdin: inheritOutput ? nil : "/dev/null",
+                                           stdin: standardInput ?? (inheritOutput ? nil : "/dev/null"),
                                            stdout: log, stderr: log)
         lock.lock(); clients.append(child); lock.unlock()
         return child

@@ -70,8 +70,8 @@ struct MonitorCommand: ParsableCommand {
         case .silenceSecondaryAudioHint(let b): return "silenceSecondaryAudioHint \(b ? "begin" : "end")"
         case .mediaServicesWereLost: return "mediaServicesWereLost"
         case .mediaServicesWereReset: return "mediaServicesWereReset"
-        case .activation(.success(let w)): return "activation ok" + (w.map { " warning=\($0.rawValue)" } ?? "")
-        case .activation(.failure(let e)): return "activation refused \(e.code.rawValue): \(e.message)"
+        case .activationResult(.success(let w)): return "activation ok" + (w.map { " warning=\($0.rawValue)" } ?? "")
+        case .activationResult(.failure(let e)): return "activation refused \(e.code.rawValue): \(e.message)"
         case .declarationRefused(let e): return "declarationRefused \(e.code.rawValue): \(e.message)"
         }
     }

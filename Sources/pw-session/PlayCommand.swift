@@ -20,10 +20,17 @@ struct PlayCommand: ParsableCommand {
         Positions are in frames. Exits 0 after the last frame, 1 on a runtime error, \
         2 on a refused declaration.
 
+        With --commands, reads commands from standard input, one per line:
+          speaker   overrideOutputAudioPort(.speaker): play through the built-in speaker
+          default   overrideOutputAudioPort(.none): back to the session manager's choice
+          route     print the session's currentRoute
+        Each prints an "override" or "route" event (or "commandFailed").
+
         Examples:
           pw-session play song.wav
           pw-session play podcast.wav --mode spokenAudio --json
           pw-session play clip.wav --category ambient
+          pw-session play call.wav --category playAndRecord --commands   # then type: speaker
         """
     )
 
@@ -38,6 +45,9 @@ struct PlayCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Extra stream properties, key=value, comma separated (for example media.role=Music).", valueName: "k=v,..."))
     var streamProperties: String?
 
+    @Flag(name: .long, help: "Read commands from standard input, one per line: speaker, default, route.")
+    var commands = false
+
     func run() throws {
         let d = try declaration.declaration(defaultCategory: .playback) ?? Declaration(category: .playback)
         let wav: WAVReader
@@ -50,7 +60,7 @@ struct PlayCommand: ParsableCommand {
             let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
             if kv.count == 2 { extra[kv[0]] = kv[1] }
         }
-        let player = Player(wav: wav, json: json)
+        let player = Player(wav: wav, json: json, commands: commands)
         try player.run(declaration: d, streamProperties: extra, name: (file as NSString).lastPathComponent)
     }
 }
@@ -59,14 +69,16 @@ struct PlayCommand: ParsableCommand {
 final class Player: Sendable {
     let wav: WAVReader
     let json: Bool
+    let commands: Bool
     private let position = Atomic<Int>(0)
     private let pausedByRoute = Atomic<Bool>(false)
     private let interrupted = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
 
-    init(wav: WAVReader, json: Bool) {
+    init(wav: WAVReader, json: Bool, commands: Bool = false) {
         self.wav = wav
         self.json = json
+        self.commands = commands
     }
 
     var frames: Int { wav.samples.count / max(wav.channels, 1) }
@@ -120,6 +132,12 @@ final class Player: Sendable {
         let output = try AudioOutput(session: session, name: name, rate: wav.rate, channels: wav.channels,
                                      properties: streamProperties) { [self] dst, ch in render(dst, ch) }
         emit("playing", [], text: "playing \(name)")
+        if commands {
+            // Blocking reads on a thread of their own; end of input ends the commands, not the playing.
+            Thread.detachNewThread { [self] in
+                while let line = readLine() { self.command(line, session: session) }
+            }
+        }
 
         try blocking { [self] in
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -136,6 +154,30 @@ final class Player: Sendable {
         output.stop()
         _ = try? blocking { try await session.setActive(false, options: .notifyOthersOnDeactivation) }
         emit("finished", [], text: "finished")
+    }
+
+    /// One line of `--commands`.
+    func command(_ line: String, session: AudioSession) {
+        let word = line.trimmingCharacters(in: .whitespaces)
+        do throws(SessionError) {
+            switch word {
+            case "":
+                return
+            case "speaker", "default":
+                try session.overrideOutputAudioPort(word == "speaker" ? .speaker : .none)
+                emit("override", [("port", word == "speaker" ? "speaker" : "none")], text: "override \(word == "speaker" ? "speaker" : "none")")
+            case "route":
+                let r = session.currentRoute
+                emit("route", [("outputs", r.outputs.map(\.uid).joined(separator: ",")),
+                               ("inputs", r.inputs.map(\.uid).joined(separator: ","))],
+                     text: "route \(describe(r))")
+            default:
+                throw SessionError(code: .badParam, message: "unknown command '\(word)' (speaker, default, route)")
+            }
+        } catch {
+            emit("commandFailed", [("command", word), ("code", error.code.rawValue), ("message", error.message)],
+                 text: "command \(word) failed \(error.code.rawValue): \(error.message)")
+        }
     }
 
     func handle(_ n: AudioSessionNotification, session: AudioSession, output: AudioOutput) async throws {

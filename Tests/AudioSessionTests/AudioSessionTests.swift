@@ -59,7 +59,7 @@ private func offlineSession() -> AudioSession {
         let e = try #require(PolicyEvent.decode(json))
         #expect(e.sequence == 7)
         #expect(e.session == SessionRef(kind: .client, id: 42))
-        #expect(e.notification == .activation(.failure(SessionError(code: .insufficientPriority, message: "R6: a call holds audio"))))
+        #expect(e.notification == .activationResult(.failure(SessionError(code: .insufficientPriority, message: "R6: a call holds audio"))))
     }
 
     @Test func interruptionsAndRouteChangesDecode() throws {
@@ -79,7 +79,7 @@ private func offlineSession() -> AudioSession {
         #expect(previous.outputs.map(\.type) == [.headphones])
         #expect(current.outputs.isEmpty)
         let busy = try #require(PolicyEvent.decode(#"{"seq":4,"session":{"kind":"client","id":5},"type":"activation","ok":true,"warning":"isBusy"}"#))
-        #expect(busy.notification == .activation(.success(.isBusy)))
+        #expect(busy.notification == .activationResult(.success(.isBusy)))
     }
 
     @Test func badDocumentsAreIgnoredNotTrapped() {
