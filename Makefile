@@ -32,13 +32,19 @@ install: module
 demo: build
 	./scripts/demo.sh
 
+# The test binary that `swift build --build-tests` makes. It is run directly rather
+# than through `swift test`: SwiftPM 6.3's `swift test` can exit before it has
+# forwarded the last of the binary's output (seen here: the summary line and the
+# last suites' results missing, exit status intact), and a test log must be whole.
+TEST_BINARY = "$$($(SWIFT) build --show-bin-path)/pipewire-audio-sessionPackageTests.xctest"
+
 unit-test: swift
-	$(SWIFT) test --skip IntegrationTests
+	$(TEST_BINARY) --testing-library swift-testing --skip IntegrationTests
 
 # On a private headless PipeWire; one sandbox at a time.
 integration-test: build
 	meson test -C $(MESON_BUILD) --print-errorlogs
-	AUDIO_SESSION_MODULE_DIR=$(CURDIR)/$(MESON_BUILD) $(SWIFT) test --no-parallel --filter IntegrationTests
+	AUDIO_SESSION_MODULE_DIR=$(CURDIR)/$(MESON_BUILD) $(TEST_BINARY) --testing-library swift-testing --no-parallel --filter IntegrationTests
 
 test: unit-test integration-test
 
