@@ -129,6 +129,14 @@ extension SessionPolicy {
         for n in streamsOfClient[c] ?? [] { derived[.stream(n)] = deriveTraits(.stream(n)) }
     }
 
+    /// After a change to one stream (added, removed, new properties): the client's session
+    /// (its declaration may come from its first stream) and that stream's legacy session.
+    /// The other streams' legacy traits read only their own properties and the client's.
+    mutating func refreshDerived(ofClient c: ClientID, stream n: NodeID) {
+        derived[.client(c)] = clients[c] == nil ? nil : deriveTraits(.client(c))
+        derived[.stream(n)] = deriveTraits(.stream(n))
+    }
+
     /// Recomputes every cached trait (rebuild).
     mutating func rebuildDerived() {
         derived = [:]
@@ -171,6 +179,11 @@ extension SessionPolicy {
         for (n, _) in streams where derived[.stream(n)] != deriveTraits(.stream(n)) { return false }
         if streamRoutes.count != streams.count { return false }
         for (n, st) in streams where streamRoutes[n] != computeStreamRoute(n, st) { return false }
+        if streamEndpoints.count != streams.count { return false }
+        for (c, nodes) in streamsOfClient where clientRoute(c) != route(.client(c)) || (nodes.isEmpty && endpointsOfClient[c] != nil) {
+            return false
+        }
+        for c in endpointsOfClient.keys where streamsOfClient[c] == nil { return false }
         for (c, keys) in clientKeys where clients[c].map({ ClientKeys($0.properties) }) != keys { return false }
         for (s, _) in derived {
             switch s {

@@ -50,20 +50,20 @@ extension SessionPolicy {
 
     /// Brings one output stream of `s` to the wanted gain and silence (effects only on change).
     mutating func applyGains(_ s: SessionID, _ n: NodeID, gain: Float, silenced: Bool) {
-        guard var st = streams[n], st.direction == .output else { return }
-        guard st.duckGain != gain || st.silenced != silenced else { return }
-        if st.duckGain != gain {
-            let ramp = gain < st.duckGain ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
-            st.duckGain = gain
+        // Read and changed in place: a stream already at the wanted gain costs one lookup.
+        guard let i = streams.index(forKey: n), streams.values[i].direction == .output else { return }
+        let current = streams.values[i].duckGain
+        if current != gain {
+            let ramp = gain < current ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
+            streams.values[i].duckGain = gain
             emit(.duck(n, gain: gain, rampMilliseconds: ramp))
             touched.insert(s)  // its published duckGain changes
         }
-        if st.silenced != silenced {
-            st.silenced = silenced
+        if streams.values[i].silenced != silenced {
+            streams.values[i].silenced = silenced
             emit(.silence(n, silenced))
             touched.insert(s)
         }
-        streams[n] = st
     }
 
     /// R22 for one session: another client's non-mixable primary audio plays.

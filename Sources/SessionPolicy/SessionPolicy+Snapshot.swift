@@ -2,7 +2,8 @@
 /// `AVAudioSession.mediaServicesWereLostNotification` / `mediaServicesWereResetNotification`.
 extension SessionPolicy {
     /// The session's published state. Built in one pass over its streams (gain, silence,
-    /// playing, route), with one lookup of its cached traits and of its marks.
+    /// playing), with one lookup of its cached traits and of its marks; the route is cached
+    /// (the stream's, or the client's endpoint counts for a session of several streams).
     func sessionSnapshot(_ s: SessionID) -> SessionSnapshot? {
         let mk = marks[s]
         let d: DerivedTraits
@@ -10,21 +11,13 @@ extension SessionPolicy {
         var gain: Float = 1
         var silenced = false
         var playingOutput = false
-        var outs: [(NodeID, Port)] = []
-        var ins: [(NodeID, Port)] = []
-        // A session of one stream has that stream's route (cached); several are merged.
         var route: Route?
-        func account(_ n: NodeID, _ st: StreamInfo, only: Bool) {
-            if st.direction == .output {
-                gain = min(gain, st.duckGain)
-                silenced = silenced || st.silenced
-                if st.running && !st.pausedByPolicy { playingOutput = true }
-            }
-            if only, let cached = streamRoutes[n] {
-                route = cached
-            } else {
-                collectRoute(n, st, excluding: nil, outs: &outs, ins: &ins)
-            }
+        // Reads the stream's fields in place (no copy of its properties).
+        func account(_ i: Dictionary<NodeID, StreamInfo>.Index) {
+            guard streams.values[i].direction == .output else { return }
+            gain = min(gain, streams.values[i].duckGain)
+            silenced = silenced || streams.values[i].silenced
+            if streams.values[i].running && !streams.values[i].pausedByPolicy { playingOutput = true }
         }
         let nodes: [NodeID]
         switch s {
@@ -35,10 +28,13 @@ extension SessionPolicy {
             guard !t.unmanaged else { return nil }
             nodes = streamsOfClient[c]?.nodes ?? []
             for n in nodes {
-                if let st = streams[n] { account(n, st, only: nodes.count == 1) }
+                if let i = streams.index(forKey: n) { account(i) }
             }
+            route = nodes.count == 1 ? streamRoutes[nodes[0]] : clientRoute(c)
         case .stream(let n):
-            guard let st = streams[n], !declaredClients.contains(st.client), let found = derived[s] ?? deriveTraits(s) else { return nil }
+            guard let i = streams.index(forKey: n), !declaredClients.contains(streams.values[i].client),
+                let found = derived[s] ?? deriveTraits(s)
+            else { return nil }
             d = found
             t = d.traits
             guard !t.unmanaged else { return nil }
@@ -47,14 +43,15 @@ extension SessionPolicy {
                 t.options = Declaration(category: adaptive, mode: t.mode, options: d.declaredOptions).effectiveOptions
             }
             nodes = [n]
-            account(n, st, only: true)
+            account(i)
+            route = streamRoutes[n]
         }
         let m = mk ?? SessionMarks()
         return SessionSnapshot(
             category: t.category, mode: t.mode, options: t.options, active: m.active,
             interrupted: m.interruption != nil, interruptionReason: m.interruption?.reason,
             duckGain: gain, silenced: silenced, isPlaying: m.active && playingOutput,
-            streams: nodes, route: route ?? Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs)),
+            streams: nodes, route: route ?? self.route(s),
             isLegacy: t.isLegacy, applicationName: d.applicationName, priority: t.priorityClass,
             prefersNoInterruptionsFromSystemAlerts: t.prefersNoAlerts,
             prefersInterruptionOnRouteDisconnect: t.prefersRouteInterrupt,
@@ -84,6 +81,8 @@ extension SessionPolicy {
         streamsOfClient = [:]
         linksOfNode = [:]
         streamRoutes = [:]
+        streamEndpoints = [:]
+        endpointsOfClient = [:]
         declaredClients = []
         victimsOf = [:]
         active = []
@@ -101,7 +100,7 @@ extension SessionPolicy {
             linksOfNode[link.output, default: []].insert(l)
             linksOfNode[link.input, default: []].insert(l)
         }
-        for (n, st) in streams { streamRoutes[n] = computeStreamRoute(n, st) }
+        for n in streams.keys { refreshRoute(ofStream: n) }
         rebuildDerived()
         for c in clients.keys where computeDeclared(c) { declaredClients.insert(c) }
         for (s, m) in marks {

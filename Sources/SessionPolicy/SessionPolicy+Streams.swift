@@ -76,7 +76,8 @@ extension SessionPolicy {
             if let old = sessionOf(n), traits(old)?.unmanaged == false, let i = marks[old]?.interruption { carried = (old, i) }
             streamRemoved(n)
         }
-        if clients[c] == nil {
+        let newClient = clients[c] == nil
+        if newClient {
             // A stream of a client we never heard of: track it with an empty client.
             clients[c] = ClientInfo(properties: [:])
         }
@@ -84,9 +85,9 @@ extension SessionPolicy {
         let parsed = Declaration.parse(props)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
-        streamRoutes[n] = computeStreamRoute(n, info)
         streamsOfClient[c, default: []].insert(n)
-        refreshDerived(ofClient: c)
+        refreshRoute(ofStream: n)
+        if newClient { refreshDerived(ofClient: c) } else { refreshDerived(ofClient: c, stream: n) }
         updateDeclared(c)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
@@ -107,7 +108,7 @@ extension SessionPolicy {
         let parsed = Declaration.parse(values)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
-        refreshDerived(ofClient: info.client)
+        refreshDerived(ofClient: info.client, stream: n)
         updateDeclared(info.client)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
@@ -200,19 +201,17 @@ extension SessionPolicy {
         if case .stream = s {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
             streams[n] = nil
-            streamRoutes[n] = nil
+            forgetRoute(ofStream: n, client: st.client)
             streamsOfClient[st.client]?.remove(n)
-            derived[s] = nil
-            refreshDerived(ofClient: st.client)
+            refreshDerived(ofClient: st.client, stream: n)
         } else {
             // A declaration carried by the stream itself (a wrapped program) goes with
             // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
             let notify = wantsNotifyOthers(st.client)
             streams[n] = nil
-            streamRoutes[n] = nil
+            forgetRoute(ofStream: n, client: st.client)
             streamsOfClient[st.client]?.remove(n)
-            derived[.stream(n)] = nil
-            refreshDerived(ofClient: st.client)
+            refreshDerived(ofClient: st.client, stream: n)
             touched.insert(s)
             updateDeclared(st.client, notifyOthers: notify)
         }

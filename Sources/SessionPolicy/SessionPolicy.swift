@@ -41,6 +41,11 @@ public struct SessionPolicy: Sendable {
     /// change of links, endpoints or streams (`refreshRoute(ofStream:)`): a session with one
     /// stream publishes it without walking links and endpoints again.
     var streamRoutes: [NodeID: Route] = [:]
+    /// The endpoints of each stream's cached route, and for each client how many of its
+    /// streams reach each endpoint: a session of many streams publishes its merged route
+    /// from these counts, without walking every stream's links.
+    var streamEndpoints: [NodeID: StreamEndpoints] = [:]
+    var endpointsOfClient: [ClientID: EndpointCounts] = [:]
     var declaredClients: Set<ClientID> = []
     var victimsOf: [InterruptionCause: Set<SessionID>] = [:]
     var active: Set<SessionID> = []
