@@ -150,7 +150,8 @@ extension SessionPolicy {
         guard case .client(let c) = s, declaredClients.contains(c) else { return }
         var raw: String? = clients[c]?.properties[DeclarationKey.active]
         if raw == nil {
-            for n in streamsOf(s) {
+            // Only streams with an `audio.session.*` key can carry `audio.session.active`.
+            for n in declaringStreamsOfClient[c] ?? [] {
                 if let v = streams[n]?.properties[DeclarationKey.active] {
                     raw = v
                     break
@@ -186,7 +187,7 @@ extension SessionPolicy {
     /// `setActive(false, options: .notifyOthersOnDeactivation)`.
     func wantsNotifyOthers(_ c: ClientID) -> Bool {
         if clients[c]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation { return true }
-        for n in streamsOfClient[c] ?? [] where streams[n]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
+        for n in declaringStreamsOfClient[c] ?? [] where streams[n]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
             return true
         }
         return false

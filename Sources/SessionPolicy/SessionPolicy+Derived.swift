@@ -194,6 +194,9 @@ extension SessionPolicy {
         var byClient: [ClientID: NodeList] = [:]
         for (n, st) in streams { byClient[st.client, default: []].insert(n) }
         if byClient != streamsOfClient.filter({ !$0.value.isEmpty }) { return false }
+        var declaring: [ClientID: NodeList] = [:]
+        for (n, st) in streams where hasSessionKey(st.properties) { declaring[st.client, default: []].insert(n) }
+        if declaring != declaringStreamsOfClient { return false }
         let sets: [(Membership, Set<SessionID>)] = [
             (.active, active), (.nonMixable, activeNonMixable), (.call, activeCalls), (.ducker, activeDuckers),
             (.recorder, activeRecorders), (.noAlerts, activeNoAlerts), (.playing, playing), (.primary, primary),

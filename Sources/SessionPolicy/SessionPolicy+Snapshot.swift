@@ -79,6 +79,7 @@ extension SessionPolicy {
     /// Recomputes every index from the stored graph and marks.
     mutating func rebuildIndexes() {
         streamsOfClient = [:]
+        declaringStreamsOfClient = [:]
         linksOfNode = [:]
         streamRoutes = [:]
         streamEndpoints = [:]
@@ -95,7 +96,10 @@ extension SessionPolicy {
         primary = []
         membership = [:]
         availableRoute = nil
-        for (n, st) in streams { streamsOfClient[st.client, default: []].insert(n) }
+        for (n, st) in streams {
+            streamsOfClient[st.client, default: []].insert(n)
+            noteSessionKeys(ofStream: n, client: st.client)
+        }
         for (l, link) in links {
             linksOfNode[link.output, default: []].insert(l)
             linksOfNode[link.input, default: []].insert(l)

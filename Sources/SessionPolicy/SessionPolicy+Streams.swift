@@ -64,6 +64,7 @@ extension SessionPolicy {
         clients[c] = nil
         clientKeys[c] = nil
         streamsOfClient[c] = nil
+        declaringStreamsOfClient[c] = nil
         derived[.client(c)] = nil
     }
 
@@ -86,6 +87,7 @@ extension SessionPolicy {
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
         streamsOfClient[c, default: []].insert(n)
+        noteSessionKeys(ofStream: n, client: c)
         refreshRoute(ofStream: n)
         if newClient { refreshDerived(ofClient: c) } else { refreshDerived(ofClient: c, stream: n) }
         updateDeclared(c)
@@ -108,6 +110,7 @@ extension SessionPolicy {
         let parsed = Declaration.parse(values)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
+        noteSessionKeys(ofStream: n, client: info.client)
         refreshDerived(ofClient: info.client, stream: n)
         updateDeclared(info.client)
         guard let s = sessionOf(n) else { return }
@@ -203,6 +206,7 @@ extension SessionPolicy {
             streams[n] = nil
             forgetRoute(ofStream: n, client: st.client)
             streamsOfClient[st.client]?.remove(n)
+            noteSessionKeys(ofStream: n, client: st.client)
             refreshDerived(ofClient: st.client, stream: n)
         } else {
             // A declaration carried by the stream itself (a wrapped program) goes with
@@ -211,6 +215,7 @@ extension SessionPolicy {
             streams[n] = nil
             forgetRoute(ofStream: n, client: st.client)
             streamsOfClient[st.client]?.remove(n)
+            noteSessionKeys(ofStream: n, client: st.client)
             refreshDerived(ofClient: st.client, stream: n)
             touched.insert(s)
             updateDeclared(st.client, notifyOthers: notify)

@@ -36,6 +36,9 @@ public struct SessionPolicy: Sendable {
 
     // Indexes, derived from the above (rebuilt by `rebuildIndexes`).
     var streamsOfClient: [ClientID: NodeList] = [:]
+    /// The client's streams whose own properties carry an `audio.session.*` key (the only
+    /// ones that can declare, ask activation or ask to notify others), in node order.
+    var declaringStreamsOfClient: [ClientID: NodeList] = [:]
     var linksOfNode: [NodeID: Set<LinkID>] = [:]
     /// Each stream's own route (the endpoints its links reach), kept up to date by every
     /// change of links, endpoints or streams (`refreshRoute(ofStream:)`): a session with one
