@@ -180,6 +180,12 @@ extension SessionPolicy {
         if streamRoutes.count != streams.count { return false }
         for (n, st) in streams where streamRoutes[n] != computeStreamRoute(n, st) { return false }
         if streamEndpoints.count != streams.count { return false }
+        for (c, u) in uniformGains {
+            for n in streamsOfClient[c] ?? [] {
+                guard let st = streams[n], st.direction == .output else { continue }
+                if st.duckGain != u.gain || st.silenced != u.silenced { return false }
+            }
+        }
         for (c, nodes) in streamsOfClient where clientRoute(c) != route(.client(c)) || (nodes.isEmpty && endpointsOfClient[c] != nil) {
             return false
         }

@@ -1,5 +1,12 @@
 /// Ducking (R3, SPEC 12), silencing (R20, R21) and the secondary-audio hint (R22).
 /// `AVAudioSession.CategoryOptions.duckOthers`, `secondaryAudioShouldBeSilencedHint`.
+
+/// The gain and silence applied to all of a session's output streams.
+struct UniformGains: Equatable {
+    var gain: Float
+    var silenced: Bool
+}
+
 extension SessionPolicy {
     /// A duck level from configuration, kept within [0, 1] whatever was configured.
     static func clampLevel(_ level: Float) -> Float {
@@ -42,7 +49,11 @@ extension SessionPolicy {
         let silenced = desiredSilence(s, t)
         switch s {
         case .client(let c):
+            let wanted = UniformGains(gain: gain, silenced: silenced)
+            // Every output stream is already there: nothing to change.
+            if uniformGains[c] == wanted { return }
             for n in streamsOfClient[c] ?? [] { applyGains(s, n, gain: gain, silenced: silenced) }
+            uniformGains[c] = wanted
         case .stream(let n):
             applyGains(s, n, gain: gain, silenced: silenced)
         }
@@ -50,17 +61,28 @@ extension SessionPolicy {
 
     /// Brings one output stream of `s` to the wanted gain and silence (effects only on change).
     mutating func applyGains(_ s: SessionID, _ n: NodeID, gain: Float, silenced: Bool) {
-        // Read and changed in place: a stream already at the wanted gain costs one lookup.
-        guard let i = streams.index(forKey: n), streams.values[i].direction == .output else { return }
-        let current = streams.values[i].duckGain
-        if current != gain {
-            let ramp = gain < current ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
-            streams.values[i].duckGain = gain
+        // Read and changed in place (no copy of the stream's properties).
+        guard let i = streams.index(forKey: n) else { return }
+        var ramp: UInt32?
+        var silenceChanged = false
+        let down = configuration.duckRampDownMilliseconds
+        let up = configuration.duckRampUpMilliseconds
+        Self.edit(&streams.values[i]) { st in
+            guard st.direction == .output else { return }
+            if st.duckGain != gain {
+                ramp = gain < st.duckGain ? down : up
+                st.duckGain = gain
+            }
+            if st.silenced != silenced {
+                st.silenced = silenced
+                silenceChanged = true
+            }
+        }
+        if let ramp {
             emit(.duck(n, gain: gain, rampMilliseconds: ramp))
             touched.insert(s)  // its published duckGain changes
         }
-        if streams.values[i].silenced != silenced {
-            streams.values[i].silenced = silenced
+        if silenceChanged {
             emit(.silence(n, silenced))
             touched.insert(s)
         }

@@ -27,8 +27,25 @@ extension SessionPolicy {
             t = d.traits
             guard !t.unmanaged else { return nil }
             nodes = streamsOfClient[c]?.nodes ?? []
-            for n in nodes {
-                if let i = streams.index(forKey: n) { account(i) }
+            if let u = uniformGains[c] {
+                // Every output stream is at `u`: only whether one exists and one plays is read.
+                var hasOutput = false
+                for n in nodes {
+                    guard let i = streams.index(forKey: n), streams.values[i].direction == .output else { continue }
+                    hasOutput = true
+                    if streams.values[i].running && !streams.values[i].pausedByPolicy {
+                        playingOutput = true
+                        break
+                    }
+                }
+                if hasOutput {
+                    gain = min(gain, u.gain)
+                    silenced = u.silenced
+                }
+            } else {
+                for n in nodes {
+                    if let i = streams.index(forKey: n) { account(i) }
+                }
             }
             route = nodes.count == 1 ? streamRoutes[nodes[0]] : clientRoute(c)
         case .stream(let n):
@@ -84,6 +101,7 @@ extension SessionPolicy {
         streamRoutes = [:]
         streamEndpoints = [:]
         endpointsOfClient = [:]
+        uniformGains = [:]
         declaredClients = []
         victimsOf = [:]
         active = []

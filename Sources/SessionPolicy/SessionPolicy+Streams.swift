@@ -65,6 +65,7 @@ extension SessionPolicy {
         clientKeys[c] = nil
         streamsOfClient[c] = nil
         declaringStreamsOfClient[c] = nil
+        uniformGains[c] = nil
         derived[.client(c)] = nil
     }
 
@@ -87,6 +88,11 @@ extension SessionPolicy {
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
         streamsOfClient[c, default: []].insert(n)
+        // A new output stream has no policy gain: the client's streams stay uniform only if
+        // none has one either.
+        if info.direction == .output, uniformGains[c] != UniformGains(gain: info.duckGain, silenced: info.silenced) {
+            uniformGains[c] = nil
+        }
         noteSessionKeys(ofStream: n, client: c)
         refreshRoute(ofStream: n)
         if newClient { refreshDerived(ofClient: c) } else { refreshDerived(ofClient: c, stream: n) }
@@ -249,6 +255,7 @@ extension SessionPolicy {
     /// A session goes away: it deactivates (ending what it interrupted), its own
     /// interruption is forgotten, and its published state is removed.
     mutating func removeSession(_ s: SessionID, notifyOthers: Bool, resetGains: Bool = true) {
+        if case .client(let c) = s { uniformGains[c] = nil }
         if resetGains {
             // Its streams stay (they move to another session): the policy's gains go.
             for n in streamsOf(s) {

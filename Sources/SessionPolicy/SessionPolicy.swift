@@ -49,6 +49,11 @@ public struct SessionPolicy: Sendable {
     /// from these counts, without walking every stream's links.
     var streamEndpoints: [NodeID: StreamEndpoints] = [:]
     var endpointsOfClient: [ClientID: EndpointCounts] = [:]
+    /// For a client's session: the gain and silence every one of its output streams is at,
+    /// as `refreshGains` last brought them there. Dropped when a stream joins the client or
+    /// the session goes; while it holds, a session of many streams is neither re-walked for
+    /// its gains nor for its published duckGain and silenced.
+    var uniformGains: [ClientID: UniformGains] = [:]
     var declaredClients: Set<ClientID> = []
     var victimsOf: [InterruptionCause: Set<SessionID>] = [:]
     var active: Set<SessionID> = []
