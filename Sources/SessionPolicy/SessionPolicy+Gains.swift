@@ -49,10 +49,16 @@ extension SessionPolicy {
         let silenced = desiredSilence(s, t)
         switch s {
         case .client(let c):
+            guard let nodes = streamsOfClient[c]?.nodes, nodes.count > 1 else {
+                // One stream (or none): read directly; no cached gain to keep.
+                if !uniformGains.isEmpty { uniformGains[c] = nil }
+                if let n = streamsOfClient[c]?.first { applyGains(s, n, gain: gain, silenced: silenced) }
+                return
+            }
             let wanted = UniformGains(gain: gain, silenced: silenced)
             // Every output stream is already there: nothing to change.
             if uniformGains[c] == wanted { return }
-            for n in streamsOfClient[c] ?? [] { applyGains(s, n, gain: gain, silenced: silenced) }
+            for n in nodes { applyGains(s, n, gain: gain, silenced: silenced) }
             uniformGains[c] = wanted
         case .stream(let n):
             applyGains(s, n, gain: gain, silenced: silenced)

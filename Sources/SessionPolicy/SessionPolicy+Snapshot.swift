@@ -12,12 +12,11 @@ extension SessionPolicy {
         var silenced = false
         var playingOutput = false
         var route: Route?
-        // Reads the stream's fields in place (no copy of its properties).
-        func account(_ i: Dictionary<NodeID, StreamInfo>.Index) {
-            guard streams.values[i].direction == .output else { return }
-            gain = min(gain, streams.values[i].duckGain)
-            silenced = silenced || streams.values[i].silenced
-            if streams.values[i].running && !streams.values[i].pausedByPolicy { playingOutput = true }
+        func account(_ st: StreamInfo) {
+            guard st.direction == .output else { return }
+            gain = min(gain, st.duckGain)
+            silenced = silenced || st.silenced
+            if st.running && !st.pausedByPolicy { playingOutput = true }
         }
         let nodes: [NodeID]
         switch s {
@@ -27,13 +26,13 @@ extension SessionPolicy {
             t = d.traits
             guard !t.unmanaged else { return nil }
             nodes = streamsOfClient[c]?.nodes ?? []
-            if let u = uniformGains[c] {
+            if nodes.count > 1, let u = uniformGains[c] {
                 // Every output stream is at `u`: only whether one exists and one plays is read.
                 var hasOutput = false
                 for n in nodes {
-                    guard let i = streams.index(forKey: n), streams.values[i].direction == .output else { continue }
+                    guard let st = streams[n], st.direction == .output else { continue }
                     hasOutput = true
-                    if streams.values[i].running && !streams.values[i].pausedByPolicy {
+                    if st.running && !st.pausedByPolicy {
                         playingOutput = true
                         break
                     }
@@ -44,14 +43,12 @@ extension SessionPolicy {
                 }
             } else {
                 for n in nodes {
-                    if let i = streams.index(forKey: n) { account(i) }
+                    if let st = streams[n] { account(st) }
                 }
             }
             route = nodes.count == 1 ? streamRoutes[nodes[0]] : clientRoute(c)
         case .stream(let n):
-            guard let i = streams.index(forKey: n), !declaredClients.contains(streams.values[i].client),
-                let found = derived[s] ?? deriveTraits(s)
-            else { return nil }
+            guard let st = streams[n], !declaredClients.contains(st.client), let found = derived[s] ?? deriveTraits(s) else { return nil }
             d = found
             t = d.traits
             guard !t.unmanaged else { return nil }
@@ -60,7 +57,7 @@ extension SessionPolicy {
                 t.options = Declaration(category: adaptive, mode: t.mode, options: d.declaredOptions).effectiveOptions
             }
             nodes = [n]
-            account(i)
+            account(st)
             route = streamRoutes[n]
         }
         let m = mk ?? SessionMarks()
