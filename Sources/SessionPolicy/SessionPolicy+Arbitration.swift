@@ -10,7 +10,7 @@ extension SessionPolicy {
     func arbitrate(_ s: SessionID, _ t: SessionTraits) -> Arbitration {
         // R10 / R6: a call holds audio; only calls and accessibility get through.
         if t.priorityClass != .call && !t.exemptFromCalls {
-            for c in activeCalls.sorted() where c != s && clientOf(c) != t.client {
+            if let c = Self.lowest(activeCalls, where: { c in c != s && clientOf(c) != t.client }) {
                 return .refused(
                     SessionError(code: .insufficientPriority, message: "R6: a call (\(c)) holds audio; only another call may interrupt it"),
                     blocker: c)
@@ -18,18 +18,19 @@ extension SessionPolicy {
         }
         // R6: a higher-priority non-mixable session holds audio.
         if !t.mixable {
-            for a in activeNonMixable.sorted() where a != s && clientOf(a) != t.client {
-                guard let ta = traits(a) else { continue }
-                if ta.priority > t.priority && !(t.isAlert && ta.prefersNoAlerts) {
-                    return .refused(
-                        SessionError(code: .insufficientPriority, message: "R6: \(a) has higher priority (\(ta.priorityClass.rawValue)) and holds audio"),
-                        blocker: a)
-                }
+            let holder = Self.lowest(activeNonMixable) { a in
+                guard a != s, clientOf(a) != t.client, let ta = traits(a) else { return false }
+                return ta.priority > t.priority && !(t.isAlert && ta.prefersNoAlerts)
+            }
+            if let a = holder, let ta = traits(a) {
+                return .refused(
+                    SessionError(code: .insufficientPriority, message: "R6: \(a) has higher priority (\(ta.priorityClass.rawValue)) and holds audio"),
+                    blocker: a)
             }
         }
         // R17: alerts held back while a session prefers no interruptions from them.
         if t.isAlert && configuration.alertsDuringPreferNoInterruptions == .holdBack {
-            for a in activeNoAlerts.sorted() where a != s {
+            if let a = Self.lowest(activeNoAlerts, where: { a in a != s }) {
                 return .refused(
                     SessionError(code: .insufficientPriority, message: "R17: \(a) prefers no interruptions from system alerts; the alert is held back"),
                     blocker: a)
@@ -42,9 +43,11 @@ extension SessionPolicy {
             if t.isAlert && ta.prefersNoAlerts { return }
             if rule(ta) { victims.append(a) }
         }
+        // Candidates are visited in any order and the victims sorted afterwards (no array of
+        // every active session is built and sorted).
         if t.priorityClass == .call {
             // R10: the phone always wins, mixable or not, except accessibility; R1 among calls.
-            for a in active.sorted() {
+            for a in active {
                 consider(a) { ta in
                     if ta.exemptFromCalls { return false }
                     if ta.priorityClass == .call { return !ta.mixable && !t.mixable }
@@ -53,15 +56,16 @@ extension SessionPolicy {
             }
         } else if !t.mixable {
             // R1 last in wins among non-mixable sessions of equal or lower priority; R2 mixable ones stay.
-            for a in activeNonMixable.sorted() {
+            for a in activeNonMixable {
                 consider(a) { ta in ta.priority <= t.priority }
             }
         } else if t.options.contains(.interruptSpokenAudioAndMixWithOthers) {
             // R4: spoken audio only.
-            for a in active.sorted() {
+            for a in active {
                 consider(a) { ta in ta.mode == .spokenAudio && ta.priority <= t.priority }
             }
         }
+        if victims.count > 1 { victims.sort() }
         if !victims.isEmpty, !configuration.cannotInterruptApplications.isEmpty, let c = clientOf(s), let name = applicationName(c, stream: streamsOf(s).first),
             configuration.cannotInterruptApplications.contains(name)
         {
@@ -70,6 +74,17 @@ extension SessionPolicy {
                 blocker: victims[0])
         }
         return .allowed(victims: victims)
+    }
+
+    /// The lowest member that passes `test`: what `set.sorted().first(where: test)` finds,
+    /// without building and sorting an array.
+    static func lowest(_ set: Set<SessionID>, where test: (SessionID) -> Bool) -> SessionID? {
+        var best: SessionID?
+        for x in set where test(x) {
+            if let b = best, b < x { continue }
+            best = x
+        }
+        return best
     }
 
     /// Activates `s` (explicitly, `audio.session.active=true`, or implicitly on play).
@@ -150,7 +165,8 @@ extension SessionPolicy {
         guard case .client(let c) = s, declaredClients.contains(c) else { return }
         var raw: String? = clients[c]?.properties[DeclarationKey.active]
         if raw == nil {
-            for n in streamsOf(s) {
+            // Only streams with an `audio.session.*` key can carry `audio.session.active`.
+            for n in declaringStreamsOfClient[c] ?? [] {
                 if let v = streams[n]?.properties[DeclarationKey.active] {
                     raw = v
                     break
@@ -186,7 +202,7 @@ extension SessionPolicy {
     /// `setActive(false, options: .notifyOthersOnDeactivation)`.
     func wantsNotifyOthers(_ c: ClientID) -> Bool {
         if clients[c]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation { return true }
-        for n in streamsOfClient[c] ?? [] where streams[n]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
+        for n in declaringStreamsOfClient[c] ?? [] where streams[n]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
             return true
         }
         return false

@@ -129,6 +129,14 @@ extension SessionPolicy {
         for n in streamsOfClient[c] ?? [] { derived[.stream(n)] = deriveTraits(.stream(n)) }
     }
 
+    /// After a change to one stream (added, removed, new properties): the client's session
+    /// (its declaration may come from its first stream) and that stream's legacy session.
+    /// The other streams' legacy traits read only their own properties and the client's.
+    mutating func refreshDerived(ofClient c: ClientID, stream n: NodeID) {
+        derived[.client(c)] = clients[c] == nil ? nil : deriveTraits(.client(c))
+        derived[.stream(n)] = deriveTraits(.stream(n))
+    }
+
     /// Recomputes every cached trait (rebuild).
     mutating func rebuildDerived() {
         derived = [:]
@@ -171,6 +179,17 @@ extension SessionPolicy {
         for (n, _) in streams where derived[.stream(n)] != deriveTraits(.stream(n)) { return false }
         if streamRoutes.count != streams.count { return false }
         for (n, st) in streams where streamRoutes[n] != computeStreamRoute(n, st) { return false }
+        if streamEndpoints.count != streams.count { return false }
+        for (c, u) in uniformGains {
+            for n in streamsOfClient[c] ?? [] {
+                guard let st = streams[n], st.direction == .output else { continue }
+                if st.duckGain != u.gain || st.silenced != u.silenced { return false }
+            }
+        }
+        for (c, nodes) in streamsOfClient where clientRoute(c) != route(.client(c)) || (nodes.isEmpty && endpointsOfClient[c] != nil) {
+            return false
+        }
+        for c in endpointsOfClient.keys where streamsOfClient[c] == nil { return false }
         for (c, keys) in clientKeys where clients[c].map({ ClientKeys($0.properties) }) != keys { return false }
         for (s, _) in derived {
             switch s {
@@ -181,6 +200,9 @@ extension SessionPolicy {
         var byClient: [ClientID: NodeList] = [:]
         for (n, st) in streams { byClient[st.client, default: []].insert(n) }
         if byClient != streamsOfClient.filter({ !$0.value.isEmpty }) { return false }
+        var declaring: [ClientID: NodeList] = [:]
+        for (n, st) in streams where hasSessionKey(st.properties) { declaring[st.client, default: []].insert(n) }
+        if declaring != declaringStreamsOfClient { return false }
         let sets: [(Membership, Set<SessionID>)] = [
             (.active, active), (.nonMixable, activeNonMixable), (.call, activeCalls), (.ducker, activeDuckers),
             (.recorder, activeRecorders), (.noAlerts, activeNoAlerts), (.playing, playing), (.primary, primary),

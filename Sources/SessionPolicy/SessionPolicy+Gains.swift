@@ -1,5 +1,12 @@
 /// Ducking (R3, SPEC 12), silencing (R20, R21) and the secondary-audio hint (R22).
 /// `AVAudioSession.CategoryOptions.duckOthers`, `secondaryAudioShouldBeSilencedHint`.
+
+/// The gain and silence applied to all of a session's output streams.
+struct UniformGains: Equatable {
+    var gain: Float
+    var silenced: Bool
+}
+
 extension SessionPolicy {
     /// A duck level from configuration, kept within [0, 1] whatever was configured.
     static func clampLevel(_ level: Float) -> Float {
@@ -42,7 +49,17 @@ extension SessionPolicy {
         let silenced = desiredSilence(s, t)
         switch s {
         case .client(let c):
-            for n in streamsOfClient[c] ?? [] { applyGains(s, n, gain: gain, silenced: silenced) }
+            guard let nodes = streamsOfClient[c]?.nodes, nodes.count > 1 else {
+                // One stream (or none): read directly; no cached gain to keep.
+                if !uniformGains.isEmpty { uniformGains[c] = nil }
+                if let n = streamsOfClient[c]?.first { applyGains(s, n, gain: gain, silenced: silenced) }
+                return
+            }
+            let wanted = UniformGains(gain: gain, silenced: silenced)
+            // Every output stream is already there: nothing to change.
+            if uniformGains[c] == wanted { return }
+            for n in nodes { applyGains(s, n, gain: gain, silenced: silenced) }
+            uniformGains[c] = wanted
         case .stream(let n):
             applyGains(s, n, gain: gain, silenced: silenced)
         }
@@ -50,20 +67,31 @@ extension SessionPolicy {
 
     /// Brings one output stream of `s` to the wanted gain and silence (effects only on change).
     mutating func applyGains(_ s: SessionID, _ n: NodeID, gain: Float, silenced: Bool) {
-        guard var st = streams[n], st.direction == .output else { return }
-        guard st.duckGain != gain || st.silenced != silenced else { return }
-        if st.duckGain != gain {
-            let ramp = gain < st.duckGain ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
-            st.duckGain = gain
+        // Read and changed in place (no copy of the stream's properties).
+        guard let i = streams.index(forKey: n) else { return }
+        var ramp: UInt32?
+        var silenceChanged = false
+        let down = configuration.duckRampDownMilliseconds
+        let up = configuration.duckRampUpMilliseconds
+        Self.edit(&streams.values[i]) { st in
+            guard st.direction == .output else { return }
+            if st.duckGain != gain {
+                ramp = gain < st.duckGain ? down : up
+                st.duckGain = gain
+            }
+            if st.silenced != silenced {
+                st.silenced = silenced
+                silenceChanged = true
+            }
+        }
+        if let ramp {
             emit(.duck(n, gain: gain, rampMilliseconds: ramp))
             touched.insert(s)  // its published duckGain changes
         }
-        if st.silenced != silenced {
-            st.silenced = silenced
+        if silenceChanged {
             emit(.silence(n, silenced))
             touched.insert(s)
         }
-        streams[n] = st
     }
 
     /// R22 for one session: another client's non-mixable primary audio plays.

@@ -1,4 +1,18 @@
 /// Routes (SPEC 8: R30-R34). `AVAudioSession.currentRoute`, `routeChangeNotification`.
+
+/// The distinct endpoints a stream's cached route reaches, in node order.
+struct StreamEndpoints: Equatable {
+    var outputs: [NodeID] = []
+    var inputs: [NodeID] = []
+}
+
+/// For one client, how many of its streams reach each endpoint.
+struct EndpointCounts: Equatable {
+    var outputs: [NodeID: Int] = [:]
+    var inputs: [NodeID: Int] = [:]
+    var isEmpty: Bool { outputs.isEmpty && inputs.isEmpty }
+}
+
 extension SessionPolicy {
     /// A private output: a sink whose port type or form factor is in the configured list.
     func isPrivateOutput(_ e: NodeID) -> Bool {
@@ -37,9 +51,56 @@ extension SessionPolicy {
         return Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs))
     }
 
-    /// Recomputes the cached route of the node if it is a stream (one of its links changed).
+    /// Recomputes the cached route of the node if it is a stream (one of its links changed),
+    /// and its client's endpoint counts.
     mutating func refreshRoute(ofStream n: NodeID) {
-        if let st = streams[n] { streamRoutes[n] = computeStreamRoute(n, st) } else { streamRoutes[n] = nil }
+        guard let st = streams[n] else {
+            streamRoutes[n] = nil
+            return
+        }
+        var outs: [(NodeID, Port)] = []
+        var ins: [(NodeID, Port)] = []
+        collectRoute(n, st, excluding: nil, outs: &outs, ins: &ins)
+        var reached = StreamEndpoints()
+        let route = Route(
+            inputs: Self.portsInNodeOrder(&ins, ids: &reached.inputs), outputs: Self.portsInNodeOrder(&outs, ids: &reached.outputs))
+        streamRoutes[n] = route
+        let old = streamEndpoints.updateValue(reached, forKey: n) ?? StreamEndpoints()
+        if old != reached { countEndpoints(of: st.client, removing: old, adding: reached) }
+    }
+
+    /// A stream goes away: its cached route and its share of its client's endpoint counts.
+    mutating func forgetRoute(ofStream n: NodeID, client c: ClientID) {
+        streamRoutes[n] = nil
+        if let old = streamEndpoints.removeValue(forKey: n) { countEndpoints(of: c, removing: old, adding: StreamEndpoints()) }
+    }
+
+    mutating func countEndpoints(of c: ClientID, removing old: StreamEndpoints, adding new: StreamEndpoints) {
+        func add(_ counts: inout [NodeID: Int], _ e: NodeID) {
+            counts[e, default: 0] &+= 1
+        }
+        func remove(_ counts: inout [NodeID: Int], _ e: NodeID) {
+            guard let i = counts.index(forKey: e) else { return }
+            if counts.values[i] > 1 { counts.values[i] &-= 1 } else { counts.remove(at: i) }
+        }
+        Self.edit(&endpointsOfClient[c, default: EndpointCounts()]) { counts in
+            for e in old.outputs { remove(&counts.outputs, e) }
+            for e in old.inputs { remove(&counts.inputs, e) }
+            for e in new.outputs { add(&counts.outputs, e) }
+            for e in new.inputs { add(&counts.inputs, e) }
+        }
+        if endpointsOfClient[c]?.isEmpty == true { endpointsOfClient[c] = nil }
+    }
+
+    /// The merged route of all the client's streams (as `route(.client(c))` finds it), from
+    /// its endpoint counts: one lookup per distinct endpoint.
+    func clientRoute(_ c: ClientID) -> Route {
+        guard let counts = endpointsOfClient[c] else { return Route() }
+        func ports(_ reached: [NodeID: Int]) -> [Port] {
+            if reached.isEmpty { return [] }
+            return reached.keys.sorted().compactMap { endpoints[$0]?.port }
+        }
+        return Route(inputs: ports(counts.inputs), outputs: ports(counts.outputs))
     }
 
     /// Recomputes the cached routes of the streams linked to an endpoint whose port changed
@@ -61,6 +122,22 @@ extension SessionPolicy {
                 ins.append((link.output, ep.port))
             }
         }
+    }
+
+    /// The ports of distinct endpoints, in node order, and those endpoints in `ids`.
+    static func portsInNodeOrder(_ found: inout [(NodeID, Port)], ids: inout [NodeID]) -> [Port] {
+        if found.isEmpty { return [] }
+        if found.count > 1 { found.sort { $0.0 < $1.0 } }
+        var out: [Port] = []
+        out.reserveCapacity(found.count)
+        ids.reserveCapacity(found.count)
+        var last: NodeID?
+        for (e, port) in found where e != last {
+            last = e
+            out.append(port)
+            ids.append(e)
+        }
+        return out
     }
 
     /// The ports of distinct endpoints, in node order.

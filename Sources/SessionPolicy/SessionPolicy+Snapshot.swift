@@ -2,7 +2,8 @@
 /// `AVAudioSession.mediaServicesWereLostNotification` / `mediaServicesWereResetNotification`.
 extension SessionPolicy {
     /// The session's published state. Built in one pass over its streams (gain, silence,
-    /// playing, route), with one lookup of its cached traits and of its marks.
+    /// playing), with one lookup of its cached traits and of its marks; the route is cached
+    /// (the stream's, or the client's endpoint counts for a session of several streams).
     func sessionSnapshot(_ s: SessionID) -> SessionSnapshot? {
         let mk = marks[s]
         let d: DerivedTraits
@@ -10,21 +11,12 @@ extension SessionPolicy {
         var gain: Float = 1
         var silenced = false
         var playingOutput = false
-        var outs: [(NodeID, Port)] = []
-        var ins: [(NodeID, Port)] = []
-        // A session of one stream has that stream's route (cached); several are merged.
         var route: Route?
-        func account(_ n: NodeID, _ st: StreamInfo, only: Bool) {
-            if st.direction == .output {
-                gain = min(gain, st.duckGain)
-                silenced = silenced || st.silenced
-                if st.running && !st.pausedByPolicy { playingOutput = true }
-            }
-            if only, let cached = streamRoutes[n] {
-                route = cached
-            } else {
-                collectRoute(n, st, excluding: nil, outs: &outs, ins: &ins)
-            }
+        func account(_ st: StreamInfo) {
+            guard st.direction == .output else { return }
+            gain = min(gain, st.duckGain)
+            silenced = silenced || st.silenced
+            if st.running && !st.pausedByPolicy { playingOutput = true }
         }
         let nodes: [NodeID]
         switch s {
@@ -34,9 +26,27 @@ extension SessionPolicy {
             t = d.traits
             guard !t.unmanaged else { return nil }
             nodes = streamsOfClient[c]?.nodes ?? []
-            for n in nodes {
-                if let st = streams[n] { account(n, st, only: nodes.count == 1) }
+            if nodes.count > 1, let u = uniformGains[c] {
+                // Every output stream is at `u`: only whether one exists and one plays is read.
+                var hasOutput = false
+                for n in nodes {
+                    guard let st = streams[n], st.direction == .output else { continue }
+                    hasOutput = true
+                    if st.running && !st.pausedByPolicy {
+                        playingOutput = true
+                        break
+                    }
+                }
+                if hasOutput {
+                    gain = min(gain, u.gain)
+                    silenced = u.silenced
+                }
+            } else {
+                for n in nodes {
+                    if let st = streams[n] { account(st) }
+                }
             }
+            route = nodes.count == 1 ? streamRoutes[nodes[0]] : clientRoute(c)
         case .stream(let n):
             guard let st = streams[n], !declaredClients.contains(st.client), let found = derived[s] ?? deriveTraits(s) else { return nil }
             d = found
@@ -47,14 +57,15 @@ extension SessionPolicy {
                 t.options = Declaration(category: adaptive, mode: t.mode, options: d.declaredOptions).effectiveOptions
             }
             nodes = [n]
-            account(n, st, only: true)
+            account(st)
+            route = streamRoutes[n]
         }
         let m = mk ?? SessionMarks()
         return SessionSnapshot(
             category: t.category, mode: t.mode, options: t.options, active: m.active,
             interrupted: m.interruption != nil, interruptionReason: m.interruption?.reason,
             duckGain: gain, silenced: silenced, isPlaying: m.active && playingOutput,
-            streams: nodes, route: route ?? Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs)),
+            streams: nodes, route: route ?? self.route(s),
             isLegacy: t.isLegacy, applicationName: d.applicationName, priority: t.priorityClass,
             prefersNoInterruptionsFromSystemAlerts: t.prefersNoAlerts,
             prefersInterruptionOnRouteDisconnect: t.prefersRouteInterrupt,
@@ -82,8 +93,12 @@ extension SessionPolicy {
     /// Recomputes every index from the stored graph and marks.
     mutating func rebuildIndexes() {
         streamsOfClient = [:]
+        declaringStreamsOfClient = [:]
         linksOfNode = [:]
         streamRoutes = [:]
+        streamEndpoints = [:]
+        endpointsOfClient = [:]
+        uniformGains = [:]
         declaredClients = []
         victimsOf = [:]
         active = []
@@ -96,12 +111,15 @@ extension SessionPolicy {
         primary = []
         membership = [:]
         availableRoute = nil
-        for (n, st) in streams { streamsOfClient[st.client, default: []].insert(n) }
+        for (n, st) in streams {
+            streamsOfClient[st.client, default: []].insert(n)
+            noteSessionKeys(ofStream: n, client: st.client)
+        }
         for (l, link) in links {
             linksOfNode[link.output, default: []].insert(l)
             linksOfNode[link.input, default: []].insert(l)
         }
-        for (n, st) in streams { streamRoutes[n] = computeStreamRoute(n, st) }
+        for n in streams.keys { refreshRoute(ofStream: n) }
         rebuildDerived()
         for c in clients.keys where computeDeclared(c) { declaredClients.insert(c) }
         for (s, m) in marks {

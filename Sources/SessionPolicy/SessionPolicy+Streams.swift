@@ -64,6 +64,8 @@ extension SessionPolicy {
         clients[c] = nil
         clientKeys[c] = nil
         streamsOfClient[c] = nil
+        declaringStreamsOfClient[c] = nil
+        uniformGains[c] = nil
         derived[.client(c)] = nil
     }
 
@@ -76,7 +78,8 @@ extension SessionPolicy {
             if let old = sessionOf(n), traits(old)?.unmanaged == false, let i = marks[old]?.interruption { carried = (old, i) }
             streamRemoved(n)
         }
-        if clients[c] == nil {
+        let newClient = clients[c] == nil
+        if newClient {
             // A stream of a client we never heard of: track it with an empty client.
             clients[c] = ClientInfo(properties: [:])
         }
@@ -84,9 +87,15 @@ extension SessionPolicy {
         let parsed = Declaration.parse(props)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
-        streamRoutes[n] = computeStreamRoute(n, info)
         streamsOfClient[c, default: []].insert(n)
-        refreshDerived(ofClient: c)
+        // A new output stream has no policy gain: the client's streams stay uniform only if
+        // none has one either.
+        if info.direction == .output, uniformGains[c] != UniformGains(gain: info.duckGain, silenced: info.silenced) {
+            uniformGains[c] = nil
+        }
+        noteSessionKeys(ofStream: n, client: c)
+        refreshRoute(ofStream: n)
+        if newClient { refreshDerived(ofClient: c) } else { refreshDerived(ofClient: c, stream: n) }
         updateDeclared(c)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
@@ -107,7 +116,8 @@ extension SessionPolicy {
         let parsed = Declaration.parse(values)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
-        refreshDerived(ofClient: info.client)
+        noteSessionKeys(ofStream: n, client: info.client)
+        refreshDerived(ofClient: info.client, stream: n)
         updateDeclared(info.client)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
@@ -200,19 +210,19 @@ extension SessionPolicy {
         if case .stream = s {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
             streams[n] = nil
-            streamRoutes[n] = nil
+            forgetRoute(ofStream: n, client: st.client)
             streamsOfClient[st.client]?.remove(n)
-            derived[s] = nil
-            refreshDerived(ofClient: st.client)
+            noteSessionKeys(ofStream: n, client: st.client)
+            refreshDerived(ofClient: st.client, stream: n)
         } else {
             // A declaration carried by the stream itself (a wrapped program) goes with
             // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
             let notify = wantsNotifyOthers(st.client)
             streams[n] = nil
-            streamRoutes[n] = nil
+            forgetRoute(ofStream: n, client: st.client)
             streamsOfClient[st.client]?.remove(n)
-            derived[.stream(n)] = nil
-            refreshDerived(ofClient: st.client)
+            noteSessionKeys(ofStream: n, client: st.client)
+            refreshDerived(ofClient: st.client, stream: n)
             touched.insert(s)
             updateDeclared(st.client, notifyOthers: notify)
         }
@@ -245,6 +255,7 @@ extension SessionPolicy {
     /// A session goes away: it deactivates (ending what it interrupted), its own
     /// interruption is forgotten, and its published state is removed.
     mutating func removeSession(_ s: SessionID, notifyOthers: Bool, resetGains: Bool = true) {
+        if case .client(let c) = s { uniformGains[c] = nil }
         if resetGains {
             // Its streams stay (they move to another session): the policy's gains go.
             for n in streamsOf(s) {

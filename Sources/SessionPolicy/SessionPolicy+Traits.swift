@@ -63,10 +63,16 @@ extension SessionPolicy {
     /// A client declares when its properties or one of its streams' carry `audio.session.*`.
     func computeDeclared(_ c: ClientID) -> Bool {
         if let props = clients[c]?.properties, hasSessionKey(props) { return true }
-        for n in streamsOfClient[c] ?? [] {
-            if let props = streams[n]?.properties, hasSessionKey(props) { return true }
+        return declaringStreamsOfClient[c]?.isEmpty == false
+    }
+
+    /// Keeps `declaringStreamsOfClient` in step after the stream came, changed or went.
+    mutating func noteSessionKeys(ofStream n: NodeID, client c: ClientID) {
+        if let st = streams[n], hasSessionKey(st.properties) {
+            declaringStreamsOfClient[c, default: []].insert(n)
+        } else if declaringStreamsOfClient[c]?.remove(n) != nil, declaringStreamsOfClient[c]?.isEmpty == true {
+            declaringStreamsOfClient[c] = nil
         }
-        return false
     }
 
     func hasSessionKey(_ props: Properties) -> Bool {

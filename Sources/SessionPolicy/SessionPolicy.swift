@@ -36,11 +36,24 @@ public struct SessionPolicy: Sendable {
 
     // Indexes, derived from the above (rebuilt by `rebuildIndexes`).
     var streamsOfClient: [ClientID: NodeList] = [:]
+    /// The client's streams whose own properties carry an `audio.session.*` key (the only
+    /// ones that can declare, ask activation or ask to notify others), in node order.
+    var declaringStreamsOfClient: [ClientID: NodeList] = [:]
     var linksOfNode: [NodeID: Set<LinkID>] = [:]
     /// Each stream's own route (the endpoints its links reach), kept up to date by every
     /// change of links, endpoints or streams (`refreshRoute(ofStream:)`): a session with one
     /// stream publishes it without walking links and endpoints again.
     var streamRoutes: [NodeID: Route] = [:]
+    /// The endpoints of each stream's cached route, and for each client how many of its
+    /// streams reach each endpoint: a session of many streams publishes its merged route
+    /// from these counts, without walking every stream's links.
+    var streamEndpoints: [NodeID: StreamEndpoints] = [:]
+    var endpointsOfClient: [ClientID: EndpointCounts] = [:]
+    /// For a client's session: the gain and silence every one of its output streams is at,
+    /// as `refreshGains` last brought them there. Dropped when a stream joins the client or
+    /// the session goes; while it holds, a session of many streams is neither re-walked for
+    /// its gains nor for its published duckGain and silenced.
+    var uniformGains: [ClientID: UniformGains] = [:]
     var declaredClients: Set<ClientID> = []
     var victimsOf: [InterruptionCause: Set<SessionID>] = [:]
     var active: Set<SessionID> = []

@@ -6,7 +6,8 @@
 // One decision = one `SessionPolicy.handle(_:)` call. Each round measures two decisions, a
 // stream starting (`streamRunning(true)`) and the same stream stopping (`streamRunning(false)`),
 // or, for `declared`, a declared session's `audio.session.active` going true then false
-// (`clientChanged`). Both halves of every round are samples; 100 warm-up rounds are discarded.
+// (`clientChanged`), or, for `many-streams`, a stream added then removed. Both halves of every
+// round are samples; 100 warm-up rounds are discarded.
 //
 // Workloads (N = sessions present besides the measured one):
 //   idle:     N sessions (half declared clients with one stream, half legacy streams, all linked
@@ -24,6 +25,12 @@
 //             republishes its state: the decision emits N notifications and N publications, so
 //             its cost is O(active sessions) by specification. Reported as its own row, with the
 //             cost per active session, rather than as the cost of a decision.
+//   many-streams: one declared playback client owning N output streams (here N counts streams,
+//             not sessions), all linked to the speaker and running, so its session is active.
+//             Decision: one more stream of that client is added (`streamAdded`), then removed
+//             (`streamRemoved`), as a program creating and destroying streams does. Each
+//             republishes the session, whose published stream list has N + 1 entries, so the
+//             decision's output is O(N) by specification; the rest should not be.
 import SessionPolicy
 
 struct Row {
@@ -125,6 +132,25 @@ func measuredDeclared(_ p: inout SessionPolicy) -> Decision {
     return Decision(on: .clientChanged(c, on), off: .clientChanged(c, off))
 }
 
+/// One declared client with `n` output streams, all linked and running.
+func buildManyStreams(_ n: Int) -> SessionPolicy {
+    var p = baseGraph()
+    let c = ClientID(900_000)
+    _ = p.handle(.clientAdded(c, ["audio.session.category": "playback", "application.name": "many"]))
+    for i in 0..<n {
+        let id = UInt32(100 + i)
+        _ = p.handle(.streamAdded(NodeID(id), client: c, direction: .output, [:]))
+        _ = p.handle(.linkAdded(LinkID(id), output: NodeID(id), input: speaker))
+        _ = p.handle(.streamRunning(NodeID(id), true))
+    }
+    return p
+}
+
+func measuredManyStreams(_ p: inout SessionPolicy) -> Decision {
+    let n = NodeID(900_000)
+    return Decision(on: .streamAdded(n, client: ClientID(900_000), direction: .output, [:]), off: .streamRemoved(n))
+}
+
 struct Workload {
     var name: String
     var build: (Int) -> SessionPolicy
@@ -142,6 +168,7 @@ let workloads = [
     Workload(
         name: "fan-out", build: buildMixing, decision: { measuredStream(&$0, ["media.role": "Music"]) },
         rounds: { n in n >= 10_000 ? 200 : (n >= 1_000 ? 1_000 : 5_000) }),
+    Workload(name: "many-streams", build: buildManyStreams, decision: measuredManyStreams, rounds: defaultRounds),
 ]
 
 func measure(_ w: Workload, _ n: Int) -> Row {
@@ -209,11 +236,11 @@ if json {
     }
     print("[" + items.joined(separator: ",") + "]")
 } else {
-    print("workload  sessions  decisions  effects  median µs  p99 µs  median ns per session")
+    print("    workload  sessions  decisions  effects  median µs  p99 µs  median ns per session")
     for r in rows {
         let perSession = r.workload == "fan-out" ? String(Int(r.medianNanoseconds / Double(max(1, r.sessions)))) : "-"
         let cols = [r.workload, String(r.sessions), String(r.samples), String(r.effectsPerDecision), fmt(r.medianNanoseconds), fmt(r.p99Nanoseconds), perSession]
-        let widths = [8, 8, 9, 7, 9, 7, 22]
+        let widths = [12, 8, 9, 7, 9, 7, 22]
         var line = ""
         for (c, w) in zip(cols, widths) { line += String(repeating: " ", count: max(0, w - c.count)) + c + "  " }
         print(line)
