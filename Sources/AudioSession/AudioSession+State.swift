@@ -19,6 +19,10 @@ struct SessionClientState: ~Copyable {
     var notifyOnDeactivation = false
     var control: [String: String] = [:]
     var outputOverride: PortOverride = .none
+    /// The endpoint (node name) of `.speaker` while overridden: `audio.session.output-override`
+    /// ("" once the override is withdrawn: client properties can be changed, not removed).
+    var outputOverrideTarget: String?
+    var outputOverrideUsed = false
     var preferredInput: SessionPort?
 
     var connected = false
@@ -58,6 +62,8 @@ struct SessionClientState: ~Copyable {
         p[DeclarationKey.options] = d.options.names.joined(separator: ",")
         p[DeclarationKey.prefersNoInterruptionsFromSystemAlerts] = d.prefersNoInterruptionsFromSystemAlerts ? "true" : "false"
         p[DeclarationKey.prefersInterruptionOnRouteDisconnect] = d.prefersInterruptionOnRouteDisconnect ? "true" : "false"
+        // R33: the policy reports the override to the session as routeChange(override).
+        if outputOverrideUsed { p[DeclarationKey.outputOverride] = outputOverrideTarget ?? "" }
         if let a = requestedActive {
             p[DeclarationKey.active] = a ? "true" : "false"
             p[DeclarationKey.activationRequest] = String(activationRequests)

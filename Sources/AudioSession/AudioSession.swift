@@ -226,18 +226,25 @@ public final class AudioSession: Sendable {
     /// `AVAudioSession.overrideOutputAudioPort(_:)`: `.speaker` moves this
     /// session's output streams to the built-in speaker (`target.object` in
     /// the `default` metadata, which the session manager follows); `.none`
-    /// gives them back to the session manager's choice.
+    /// gives them back to the session manager's choice. A declared session
+    /// also tells the policy (`audio.session.output-override`), which answers
+    /// with `routeChange(.override)` (R33).
     public func overrideOutputAudioPort(_ port: PortOverride) throws(SessionError) {
-        let (target, streams) = try state.withLock { s throws(SessionError) -> (String?, [UInt32]) in
+        let (target, streams, props) = try state.withLock { s throws(SessionError) -> (String?, [UInt32], [String: String]?) in
             let speaker = s.endpoints(sink: true).first { $0.port.type == .builtInSpeaker }?.port.uid
             if port == .speaker && speaker == nil {
                 // Refused: the previous override stays.
                 throw SessionError(code: .badParam, message: "R34: no built-in speaker to override the output to")
             }
             s.outputOverride = port
-            return (port == .speaker ? speaker : nil, s.ownStreams(direction: "Output"))
+            let target = port == .speaker ? speaker : nil
+            let changed = s.outputOverrideTarget != target || !s.outputOverrideUsed
+            s.outputOverrideTarget = target
+            s.outputOverrideUsed = true
+            return (target, s.ownStreams(direction: "Output"), s.declared && changed ? s.clientProperties() : nil)
         }
         for n in streams { connection?.setMetadata("default", subject: n, key: "target.object", type: nil, value: target) }
+        if let props { connection?.updateClientProperties(props) }
     }
 
     /// `AVAudioSession.setPreferredInput(_:)`: moves this session's capture

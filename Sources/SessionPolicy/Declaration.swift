@@ -54,6 +54,9 @@ public enum DeclarationKey {
     public static let deactivation = "audio.session.deactivation"
     public static let prefersNoInterruptionsFromSystemAlerts = "audio.session.prefers-no-interruptions-from-system-alerts"
     public static let prefersInterruptionOnRouteDisconnect = "audio.session.prefers-interruption-on-route-disconnect"
+    /// A client property: the `node.name` of the output the session's `overrideOutputAudioPort`
+    /// chose, "" for none (R33). The move itself is the session manager's (`target.object`).
+    public static let outputOverride = "audio.session.output-override"
     /// The value of `deactivation` that asks for `notifyOthersOnDeactivation`.
     public static let notifyOthersOnDeactivation = "notifyOthersOnDeactivation"
     /// The prefix that makes a client a declared session.
@@ -200,9 +203,12 @@ struct DeclarationValues: Equatable {
 struct ClientKeys: Equatable {
     var declaration: DeclarationValues
     var applicationName: String?
+    /// `audio.session.output-override` ("" when absent).
+    var outputOverride: String
 
     init(_ props: Properties) {
         declaration = DeclarationValues(props)
         applicationName = props["application.name"] ?? props["application.process.binary"]
+        outputOverride = props[DeclarationKey.outputOverride] ?? ""
     }
 }

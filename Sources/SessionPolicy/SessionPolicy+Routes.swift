@@ -353,6 +353,29 @@ extension SessionPolicy {
         notify(s, .routeChange(reason: .override, previous: previous, current: current))
     }
 
+    /// R33: the session's `overrideOutputAudioPort` (`audio.session.output-override`: the node
+    /// name of the output it chose, "" for none). Its output streams count as placed by the user
+    /// (so the loss of another output is not theirs), and it hears routeChange(override) once.
+    /// An unknown node name changes nothing.
+    mutating func outputOverrideChanged(_ c: ClientID, to uid: String) {
+        let s = SessionID.client(c)
+        guard declaredClients.contains(c), let t = traits(s), !t.unmanaged else { return }
+        var endpoint: NodeID?
+        if !uid.isEmpty {
+            guard let e = endpoints.keys.sorted().first(where: { endpoints[$0]?.kind == .sink && endpoints[$0]?.port.uid == uid })
+            else { return }
+            endpoint = e
+        }
+        let previous = route(s)
+        for n in streamsOfClient[c] ?? [] where streams[n]?.direction == .output {
+            streams[n]?.userChosenEndpoint = endpoint
+        }
+        touched.insert(s)
+        var current = previous
+        if let e = endpoint, let ep = endpoints[e] { current.outputs = [ep.port] }
+        notify(s, .routeChange(reason: .override, previous: previous, current: current))
+    }
+
     /// R34: where playAndRecord output belongs when no private output is present.
     func preferredOutput(_ t: SessionTraits) -> PortType? {
         guard t.category == .playAndRecord else { return nil }

@@ -46,6 +46,7 @@ extension SessionPolicy {
         if case .failure(let e) = parsed, declarationTouched { notify(.client(c), .declarationRefused(e)) }
         applyDeclarationChange(.client(c), before: before)
         applyActivationRequest(.client(c))
+        if keys.outputOverride != previous.outputOverride { outputOverrideChanged(c, to: keys.outputOverride) }
     }
 
     mutating func clientRemoved(_ c: ClientID) {

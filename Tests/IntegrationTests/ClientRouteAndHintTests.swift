@@ -95,8 +95,11 @@ extension Integration {
         }
 
         // MARK: R33, R34: overrideOutputAudioPort through `pw-session play --commands`
-        // (The routeChange with reason override of R33 is not asserted: the module does
-        // not watch the `default` metadata, so the policy's userRouteChoice is never fed.)
+        // (the library moves the stream with `target.object` in the `default` metadata and
+        // tells the policy with `audio.session.output-override`; a move made by another
+        // program, e.g. pavucontrol, is not reported as an override: the module does not
+        // follow the `default` metadata, whose binding from inside the 0.3.65 daemon
+        // crashed it)
 
         /// Whether the stream of process `pid` is linked (active) to `sink`.
         static func linked(_ sandbox: Sandbox, pid: Int32, to sink: String) throws -> Bool {
@@ -138,6 +141,10 @@ extension Integration {
                     && !(try Self.linked(sandbox, pid: player.pid, to: "headphones"))
             }
             try Self.waitForRoute(sandbox, player, pipe, outputs: "speaker")
+            // R33: the application is told: routeChange(override), the headphones as the previous route.
+            let overrides = try Client.waitFor(player, "routeChange(override)",
+                                               Client.event("routeChange", ["reason": "override"]))
+            #expect(overrides[0]["previousOutputs"] as? String == "headphones", "\(overrides[0])")
             let speaker = try Recorder(sandbox: sandbox, sink: "speaker")
             try sandbox.waitForMoreRecording(speaker, seconds: 0.5)
             #expect(try speaker.stop().nonZeroSampleCount > 0, "no sample of the player reached the speaker")
@@ -155,6 +162,9 @@ extension Integration {
                     && !(try Self.linked(sandbox, pid: player.pid, to: "speaker"))
             }
             try Self.waitForRoute(sandbox, player, pipe, outputs: "headphones")
+            // Withdrawing the override is a route change by override too.
+            try Client.waitFor(player, "a second routeChange(override)", count: 2,
+                               Client.event("routeChange", ["reason": "override"]))
             #expect(Client.objects(player).filter(Client.event("commandFailed")).isEmpty, "\(Client.log(player))")
             #expect(player.isRunning)
         }

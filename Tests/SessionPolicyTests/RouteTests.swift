@@ -94,6 +94,36 @@ struct RouteTests {
         #expect(w.session(legacyS(10))?.active == true)
     }
 
+    @Test("R33 overrideOutputAudioPort(.speaker) and (.none) of a declared session send override once each; the override is no loss")
+    func r33OverrideOutputAudioPort() {
+        var w = world()
+        let base: Properties = ["application.name": "player", "audio.session.category": "playback"]
+        w.client(1, base)
+        w.stream(10, client: 1)
+        w.link(1, 10, 50)
+        w.play(10)
+        var speaker = base
+        speaker[DeclarationKey.outputOverride] = "speaker"
+        #expect(w.decide(.clientChanged(C(1), speaker)) == [
+            .notify(clientS(1), .routeChange(reason: .override, previous: Route(outputs: [headphonesPort]), current: Route(outputs: [speakerPort])))
+        ])
+        // The same value again is no new override.
+        #expect(w.decide(.clientChanged(C(1), speaker)) == [])
+        // The headphones go before the session manager has moved the stream: not a loss for it.
+        #expect(w.decide(.endpointRemoved(N(50))) == [])
+        w.sink(50, headphonesProps)
+        w.link(2, 10, 60)
+        var none = base
+        none[DeclarationKey.outputOverride] = ""
+        #expect(w.decide(.clientChanged(C(1), none)) == [
+            .notify(clientS(1), .routeChange(reason: .override, previous: Route(outputs: [speakerPort]), current: Route(outputs: [speakerPort])))
+        ])
+        // An output nobody knows changes nothing.
+        var unknown = base
+        unknown[DeclarationKey.outputOverride] = "no-such-sink"
+        #expect(w.decide(.clientChanged(C(1), unknown)) == [])
+    }
+
     @Test("R34 defaultToSpeaker routes playAndRecord to the speaker instead of the receiver without a private output")
     func r34() {
         var w = World()
