@@ -64,7 +64,7 @@
  * - `duck.strong-for-prompts`: `true` or `false` (default): whether voicePrompt
  *   and navigation duckers use `duck.strong-level`.
  * - `duck.ramp-down-ms`, `duck.ramp-up-ms`: ramp times (default 250, 500).
- *   Ramps are stepped every 40 ms by at most 2.5 dB, each step sent once the
+ *   Ramps are stepped every 40 ms by at most 1.25 dB, each step sent once the
  *   stream has taken the previous one, so that no processing cycle changes the
  *   gain by more than 3 dB; a ramp takes longer than asked when it must.
  * - `private.outputs`: port types that are private (default

@@ -152,11 +152,11 @@ int as_gains_init(struct as_gains *gains, struct pw_loop *loop)
 {
 	gains->loop = loop;
 	gains->tick_ms = 40;
-	/* Steps are a tick (40 ms, about two 1024-sample cycles) apart and each
-	 * waits for the stream to take the previous one, so one cycle sees one
-	 * step: 2.5 dB leaves room under the 3 dB limit, and a -14 dB duck takes
-	 * six steps, within a 250 ms ramp. */
-	gains->max_step_db = 2.5f;
+	/* Steps are a tick (40 ms) apart and each waits for the stream to take
+	 * the previous one, yet two have been seen landing within one 1024-sample
+	 * block (4.7 dB with 2.5 dB steps): at 1.25 dB two stay under 3 dB. A
+	 * -14 dB duck then takes 12 steps, longer than a 250 ms ramp. */
+	gains->max_step_db = 1.25f;
 	gains->max_wait_ticks = 5;
 	spa_list_init(&gains->ramping);
 	gains->timer = pw_loop_add_timer(loop, on_tick, gains);
