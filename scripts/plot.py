@@ -459,7 +459,8 @@ def build_markdown(res, policy, plots, wall):
     w("`swift run -c release session-policy-bench --json` (Sources/session-policy-bench; its header documents the "
       "workloads): one decision = one `SessionPolicy.handle(_:)` call, timed with `ContinuousClock`, 100 warm-up rounds "
       "discarded. *fan-out* is the R22 hint flip that notifies every active session: linear in the active sessions by "
-      "specification, reported with its cost per session.")
+      "specification, reported with its cost per session. *many-streams* is one declared session owning N streams "
+      "(the `sessions` column), one stream added and removed per round: the bench's churn pattern.")
     w("")
     if policy:
         w("| workload | sessions | decisions | effects per decision | p50 (µs) | p99 (µs) | p50 growth vs 10 sessions |")
