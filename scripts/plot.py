@@ -306,7 +306,18 @@ def build_markdown(res, policy, plots, wall):
               f"{worst['p99_ns'] / 1000:.2f} µs | — | {met(all(r['p99_ns'] < 10_000 for r in rows))} |")
     i, ib = mod.get("idle") or {}, base.get("idle") or {}
     s_, sb = mod.get("streams") or {}, base.get("streams") or {}
-    if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
+    if num(i.get("rssNoShmemKiB")) and num(ib.get("rssNoShmemKiB")):
+        # Without RssShmem: VmRSS also counts the streams' shared buffers, whose resident
+        # pages differ from run to run (section 6); the module's code and heap are kept.
+        added = (i["rssNoShmemKiB"] - ib["rssNoShmemKiB"]) / 1024
+        added200 = ((s_.get("rssNoShmemKiB") or 0) - (sb.get("rssNoShmemKiB") or 0)) / 1024 \
+            if s_.get("rssNoShmemKiB") and sb.get("rssNoShmemKiB") else None
+        worst = max(added, added200 if added200 is not None else added)
+        w(f"| under 8 MB added to the daemon | +{added:.1f} MiB idle"
+          + (f", +{added200:.1f} MiB with {p['streams']} streams" if added200 is not None else "")
+          + " (RSS without shared buffers)"
+          + f" | {ib['rssNoShmemKiB'] / 1024:.1f} MiB idle | {met(worst * 1.048576 < 8)} |")
+    elif num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         added = (i["rssKiB"] - ib["rssKiB"]) / 1024
         added200 = ((s_.get("rssKiB") or 0) - (sb.get("rssKiB") or 0)) / 1024 if s_.get("rssKiB") and sb.get("rssKiB") else None
         worst = max(added, added200 if added200 is not None else added)
@@ -501,7 +512,9 @@ def build_markdown(res, policy, plots, wall):
         w(f"| {label} | {fa} | {fb} | {diff} |")
 
     row("RSS idle", i.get("rssKiB"), ib.get("rssKiB"), " MiB", 1, 1 / 1024)
-    row(f"RSS with {p['streams']} streams", s_.get("rssKiB"), sb.get("rssKiB"), " MiB", 1, 1 / 1024)
+    row(f"RSS with {p['streams']} streams (settled)", s_.get("rssKiB"), sb.get("rssKiB"), " MiB", 1, 1 / 1024)
+    row("RSS without shared buffers, idle", i.get("rssNoShmemKiB"), ib.get("rssNoShmemKiB"), " MiB", 1, 1 / 1024)
+    row(f"RSS without shared buffers, {p['streams']} streams", s_.get("rssNoShmemKiB"), sb.get("rssNoShmemKiB"), " MiB", 1, 1 / 1024)
     c, cb = mod.get("cpu") or {}, base.get("cpu") or {}
     row("CPU per 1,000 pause/resume events", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand"), " ms", 1)
     row(f"idle wake-ups per minute ({p['idleSeconds']:.0f} s window)", i.get("wakeupsPerMinute"), ib.get("wakeupsPerMinute"), "", 1)
@@ -510,6 +523,16 @@ def build_markdown(res, policy, plots, wall):
     if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         w(f"Ratio: the daemon's idle RSS with the module is {i['rssKiB'] / ib['rssKiB']:.2f}× the baseline's "
           "(most of the addition is the statically linked Swift runtime and core).")
+    if s_.get("rssSamplesKiB") and sb.get("rssSamplesKiB"):
+        w("")
+        settled = "settled" if s_.get("rssSettled") and sb.get("rssSettled") else "NOT settled within 20 s"
+        w(f"With {p['streams']} streams the daemon's memory grows for seconds after the streams exist (buffers of streams "
+          "still starting): it is sampled every 0.5 s until three samples in a row lie within 2% (" + settled + "), "
+          "and the median of those three is reported. VmRSS samples, MiB: module "
+          + ", ".join(f"{v / 1024:.0f}" for v in s_["rssSamplesKiB"]) + "; baseline "
+          + ", ".join(f"{v / 1024:.0f}" for v in sb["rssSamplesKiB"]) + ". *RSS without shared buffers* (`RssAnon` + `RssFile`) leaves out `RssShmem`, the "
+          "streams' shared (memfd) buffers, and keeps the daemon's code and heap, where the module's own memory lives; "
+          "the 8 MB target is judged on it.")
         w("")
 
     # 7 churn

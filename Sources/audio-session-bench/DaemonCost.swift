@@ -8,6 +8,7 @@ struct IdleResult: Codable {
     var ok: Bool
     var error: String?
     var rssKiB: Int?
+    var rssNoShmemKiB: Int?
     var windowSeconds: Double
     var voluntary: Int?
     var involuntary: Int?
@@ -22,8 +23,14 @@ struct StreamsResult: Codable {
     var error: String?
     var requested: Int
     var streams: Int?
+    /// Medians of the last three of `rssSamplesKiB` / `rssNoShmemSamplesKiB`.
     var rssKiB: Int?
+    var rssNoShmemKiB: Int?
     var rssIdleKiB: Int?
+    /// VmRSS and RssAnon + RssFile sampled every 0.5 s once every stream is linked, until settled.
+    var rssSamplesKiB: [Int]?
+    var rssNoShmemSamplesKiB: [Int]?
+    var rssSettled: Bool?
 }
 
 struct CPUResult: Codable {
@@ -92,6 +99,7 @@ enum DaemonCost {
             try waitSuspended(sandbox)
             usleep(500_000)
             r.rssKiB = Proc.rssKiB(pid)
+            r.rssNoShmemKiB = Proc.rssNoShmemKiB(pid)
             guard let c0 = Proc.contextSwitches(pid), let cpu0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
             usleep(useconds_t(seconds * 1_000_000))
             guard let c1 = Proc.contextSwitches(pid), let cpu1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
@@ -119,9 +127,27 @@ enum DaemonCost {
             try sandbox.waitUntil(timeout: 20, poll: 0.25, "the streams to be linked") {
                 Graph.streamCount(try sandbox.dump()) >= count
             }
-            sleep(2)
+            // The daemon's memory grows for seconds after the streams exist (buffers of
+            // streams still starting): sample every 0.5 s until three samples in a row lie
+            // within 2% of each other (at most 20 s), and report their median.
+            var rss: [Int] = [], noShmem: [Int] = []
+            func settled(_ v: [Int]) -> Bool {
+                guard v.count >= 3, let lo = v.suffix(3).min(), let hi = v.suffix(3).max(), lo > 0 else { return false }
+                return Double(hi - lo) / Double(lo) < 0.02
+            }
+            for _ in 0..<40 {
+                usleep(500_000)
+                if let v = Proc.rssKiB(pid) { rss.append(v) }
+                if let v = Proc.rssNoShmemKiB(pid) { noShmem.append(v) }
+                if settled(rss) && settled(noShmem) { break }
+            }
             r.streams = Graph.streamCount(try sandbox.dump())
-            r.rssKiB = Proc.rssKiB(pid)
+            r.rssSamplesKiB = rss
+            r.rssNoShmemSamplesKiB = noShmem
+            r.rssSettled = settled(rss) && settled(noShmem)
+            let last = Array(rss.suffix(3)).sorted(), lastNoShmem = Array(noShmem.suffix(3)).sorted()
+            r.rssKiB = last.isEmpty ? nil : last[last.count / 2]
+            r.rssNoShmemKiB = lastNoShmem.isEmpty ? nil : lastNoShmem[lastNoShmem.count / 2]
             r.ok = true
         } catch { r.error = describe(error) }
         // The streams go with the helper; wait until the graph is back to idle.

@@ -76,6 +76,19 @@ enum Proc {
     static func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
 
     /// VmRSS of a process in KiB.
+    /// `RssAnon` + `RssFile` of /proc/<pid>/status: the resident memory without `RssShmem`,
+    /// the streams' shared (memfd) buffers, whose resident pages vary from run to run.
+    static func rssNoShmemKiB(_ pid: Int32) -> Int? {
+        guard let s = read("/proc/\(pid)/status") else { return nil }
+        var anon: Int?, file: Int?
+        for line in s.split(separator: "\n") {
+            let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+            if line.hasPrefix("RssAnon:") { anon = value } else if line.hasPrefix("RssFile:") { file = value }
+        }
+        guard let anon, let file else { return nil }
+        return anon + file
+    }
+
     static func rssKiB(_ pid: Int32) -> Int? {
         guard let s = read("/proc/\(pid)/status") else { return nil }
         for line in s.split(separator: "\n") where line.hasPrefix("VmRSS:") {
