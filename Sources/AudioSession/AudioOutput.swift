@@ -17,6 +17,8 @@ public final class AudioOutput: Sendable {
     private let render: @Sendable (UnsafeMutableBufferPointer<Float>, Int) -> Int
     private let inner: Mutex<Inner>
     private let observer: Mutex<ObserverToken?> = Mutex(nil)
+    /// A capture stream (`AudioInput`): `render` gets what was captured.
+    let capture: Bool
 
     /// `pw_stream_state` as last reported.
     public enum State: String, Sendable { case error, unconnected, connecting, paused, streaming }
@@ -31,9 +33,17 @@ public final class AudioOutput: Sendable {
     /// Makes and connects the stream (`pw_stream_new` + `pw_stream_connect`),
     /// playing unless `paused`. `properties` are extra stream properties
     /// (`media.role`, `node.name`, or a per-stream declaration).
-    public init(session: AudioSession = .shared, name: String, rate: Int = 48000, channels: Int = 2,
-                properties: [String: String] = [:], paused: Bool = false,
-                render: @escaping @Sendable (UnsafeMutableBufferPointer<Float>, Int) -> Int) throws(SessionError) {
+    public convenience init(session: AudioSession = .shared, name: String, rate: Int = 48000, channels: Int = 2,
+                            properties: [String: String] = [:], paused: Bool = false,
+                            render: @escaping @Sendable (UnsafeMutableBufferPointer<Float>, Int) -> Int) throws(SessionError) {
+        try self.init(session: session, name: name, rate: rate, channels: channels, properties: properties,
+                      paused: paused, capture: false, render: render)
+    }
+
+    init(session: AudioSession, name: String, rate: Int, channels: Int, properties: [String: String],
+         paused: Bool, capture: Bool,
+         render: @escaping @Sendable (UnsafeMutableBufferPointer<Float>, Int) -> Int) throws(SessionError) {
+        self.capture = capture
         self.session = session
         self.name = name
         self.rate = rate
@@ -69,13 +79,13 @@ public final class AudioOutput: Sendable {
         guard !stopped, let connection = session.connection else { return false }
         var props = properties
         props["media.type"] = props["media.type"] ?? "Audio"
-        props["media.category"] = props["media.category"] ?? "Playback"
+        props["media.category"] = props["media.category"] ?? (capture ? "Capture" : "Playback")
         props["media.name"] = props["media.name"] ?? name
         // The session manager keys the user's stream volume on it (WirePlumber restore-stream).
         if let app = session.configuration.applicationName { props["application.name"] = props["application.name"] ?? app }
-        let stream = connection.makePlaybackStream(
+        let stream = connection.makeStream(
             name: name, properties: props, rate: UInt32(clamping: rate), channels: UInt32(clamping: channels),
-            active: !paused, render: render, stateChanged: { [weak self] st, _ in
+            active: !paused, capture: capture, render: render, stateChanged: { [weak self] st, _ in
                 let mapped: State
                 switch st {
                 case .error: mapped = .error

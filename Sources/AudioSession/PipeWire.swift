@@ -267,15 +267,20 @@ final class PipeWireConnection: @unchecked Sendable {
 
     // MARK: Streams
 
-    /// Creates a playback `pw_stream` on this connection (so it belongs to the session).
-    func makePlaybackStream(name: String, properties: [String: String], rate: UInt32, channels: UInt32, active: Bool,
-                            render: @escaping @Sendable (UnsafeMutableBufferPointer<Float>, Int) -> Int,
-                            stateChanged: @escaping @Sendable (PipeWireStream.State, String?) -> Void) -> PipeWireStream? {
+    /// Creates a playback (or, with `capture`, a capture) `pw_stream` on this connection
+    /// (so it belongs to the session). A capture stream's `render` gets what was captured.
+    func makeStream(name: String, properties: [String: String], rate: UInt32, channels: UInt32, active: Bool,
+                    capture: Bool = false,
+                    render: @escaping @Sendable (UnsafeMutableBufferPointer<Float>, Int) -> Int,
+                    stateChanged: @escaping @Sendable (PipeWireStream.State, String?) -> Void) -> PipeWireStream? {
         locked { () -> PipeWireStream? in
             guard let c = core, let p = Self.makeProperties(properties) else { return nil }
             guard let s = pw_stream_new(c, name, p) else { return nil }  // takes props
-            let stream = PipeWireStream(stream: s, channels: channels, render: render, stateChanged: stateChanged, connection: self)
-            guard aspw_stream_connect_playback(s, rate, channels, active) >= 0 else {
+            let stream = PipeWireStream(stream: s, channels: channels, capture: capture, render: render,
+                                        stateChanged: stateChanged, connection: self)
+            let connected = capture ? aspw_stream_connect_capture(s, rate, channels, active)
+                                    : aspw_stream_connect_playback(s, rate, channels, active)
+            guard connected >= 0 else {
                 stream.destroyLocked()
                 return nil
             }
@@ -310,7 +315,7 @@ final class PipeWireConnection: @unchecked Sendable {
     }
 }
 
-/// A playback `pw_stream` made by `PipeWireConnection.makePlaybackStream`.
+/// A playback or capture `pw_stream` made by `PipeWireConnection.makeStream`.
 final class PipeWireStream: @unchecked Sendable {
     enum State: Sendable { case error, unconnected, connecting, paused, streaming }
     final class Box: @unchecked Sendable {
@@ -327,14 +332,16 @@ final class PipeWireStream: @unchecked Sendable {
     private var box: Box?
     private weak var connection: PipeWireConnection?
 
-    fileprivate init(stream: OpaquePointer, channels: UInt32,
+    fileprivate init(stream: OpaquePointer, channels: UInt32, capture: Bool,
                      render: @escaping @Sendable (UnsafeMutableBufferPointer<Float>, Int) -> Int,
                      stateChanged: @escaping @Sendable (State, String?) -> Void, connection: PipeWireConnection) {
         self.stream = stream
         self.connection = connection
         let b = Box(render: render, stateChanged: stateChanged)
         box = b
-        hook = aspw_stream_add_listener(stream, onRender, onStreamState, channels, Unmanaged.passRetained(b).toOpaque())
+        let data = Unmanaged.passRetained(b).toOpaque()
+        hook = capture ? aspw_stream_add_capture_listener(stream, onRender, onStreamState, channels, data)
+                       : aspw_stream_add_listener(stream, onRender, onStreamState, channels, data)
     }
 
     /// The stream's node id (`pw_stream_get_node_id`), nil until connected.

@@ -30,6 +30,7 @@ struct aspw_hook {
 	aspw_stream_state_fn stream_state;
 	struct pw_stream *stream;
 	uint32_t channels;
+	bool capture;
 };
 
 static aspw_hook *hook_new(void *data)
@@ -231,6 +232,18 @@ static void on_stream_process(void *data)
 		return;
 	}
 	uint32_t stride = sizeof(float) * h->channels;
+	if (h->capture) {
+		/* What was captured: the chunk, bounded by the buffer. */
+		struct spa_chunk *c = buf->datas[0].chunk;
+		uint32_t maxsize = buf->datas[0].maxsize;
+		uint32_t offset = c->offset < maxsize ? c->offset : maxsize;
+		uint32_t size = c->size < maxsize - offset ? c->size : maxsize - offset;
+		uint32_t frames = size / stride;
+		if (frames > 0 && h->render)
+			h->render(h->data, (float *) SPA_PTROFF(dst, offset, void), frames, h->channels);
+		pw_stream_queue_buffer(h->stream, b);
+		return;
+	}
 	uint32_t max_frames = buf->datas[0].maxsize / stride;
 	if (b->requested > 0 && b->requested < max_frames)
 		max_frames = b->requested;
@@ -274,7 +287,30 @@ aspw_hook *aspw_stream_add_listener(struct pw_stream *stream, aspw_render_fn ren
 	return h;
 }
 
+aspw_hook *aspw_stream_add_capture_listener(struct pw_stream *stream, aspw_render_fn render,
+					    aspw_stream_state_fn state_changed, uint32_t channels, void *data)
+{
+	aspw_hook *h = aspw_stream_add_listener(stream, render, state_changed, channels, data);
+	if (h != NULL)
+		h->capture = true;
+	return h;
+}
+
+static int stream_connect(struct pw_stream *stream, enum pw_direction direction, uint32_t rate,
+			  uint32_t channels, bool active);
+
 int aspw_stream_connect_playback(struct pw_stream *stream, uint32_t rate, uint32_t channels, bool active)
+{
+	return stream_connect(stream, PW_DIRECTION_OUTPUT, rate, channels, active);
+}
+
+int aspw_stream_connect_capture(struct pw_stream *stream, uint32_t rate, uint32_t channels, bool active)
+{
+	return stream_connect(stream, PW_DIRECTION_INPUT, rate, channels, active);
+}
+
+static int stream_connect(struct pw_stream *stream, enum pw_direction direction, uint32_t rate,
+			  uint32_t channels, bool active)
 {
 	uint8_t buffer[1024];
 	struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
@@ -293,7 +329,7 @@ int aspw_stream_connect_playback(struct pw_stream *stream, uint32_t rate, uint32
 	 * still queued when the stream is destroyed from another thread runs on the freed
 	 * stream. With it, pw_stream_disconnect removes the node from the data loop
 	 * synchronously and no call is left behind. */
-	return pw_stream_connect(stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
+	return pw_stream_connect(stream, direction, PW_ID_ANY,
 				 PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS |
 				 PW_STREAM_FLAG_RT_PROCESS |
 				 (active ? 0 : PW_STREAM_FLAG_INACTIVE),

@@ -113,6 +113,62 @@ extension Integration {
             }
         }
 
+        /// Which nodes feed the node `stream` (active links), by node name.
+        static func sources(feeding stream: UInt32, _ sandbox: Sandbox) throws -> Set<String> {
+            let d = try sandbox.dump()
+            let names = Dictionary(uniqueKeysWithValues: Sandbox.objects(d, type: "PipeWire:Interface:Node").compactMap { n -> (Int, String)? in
+                guard let id = n["id"] as? Int, let name = Sandbox.props(n)["node.name"] as? String else { return nil }
+                return (id, name)
+            })
+            return Set(Graph.links(d).filter { $0.input == Int(stream) && $0.state == "active" }.compactMap { names[$0.output] })
+        }
+
+        /// SPEC 8: a session's capture stream (`AudioInput`, on the session's connection)
+        /// captures, and `setPreferredInput` moves it to the chosen source and back.
+        @Test func setPreferredInputMovesTheSessionsCaptureStream() async throws {
+            let usb = VirtualDevice(name: "usb-mic", nodeDescription: "USB Mic", formFactor: "microphone",
+                                    priority: 1500, mediaClass: "Audio/Source")
+            let headset = VirtualDevice(name: "headset-mic", nodeDescription: "Headset Mic", formFactor: "headset",
+                                        priority: 1000, mediaClass: "Audio/Source")
+            let sandbox = try Sandbox.start(SandboxOptions(devices: [.speaker, .headphones, usb, headset]))
+            defer { sandbox.stop() }
+            try await withLibrary(in: sandbox) {
+                let s = AudioSession(configuration: .init(applicationName: "preferred-input-move"))
+                try s.setCategory(.record)
+                #expect(await s.waitForPolicy(timeout: .seconds(10)))
+                try await s.setActive(true)
+                let frames = Atomic<Int>(0)
+                let input = try AudioInput(session: s, name: "recorder", properties: ["node.name": "recorder"]) { buf, ch in
+                    frames.add(buf.count / max(ch, 1), ordering: .relaxed)
+                }
+                defer { input.stop() }
+                try await waitUntil("the capture stream to run") { input.state == .streaming && input.nodeID != nil }
+                let node = try #require(input.nodeID)
+                var initial: Set<String> = []
+                try await waitUntil("the capture stream linked to the default source") {
+                    initial = try Self.sources(feeding: node, sandbox)
+                    return !initial.isEmpty
+                }
+                try await waitUntil("captured frames") { frames.load(ordering: .relaxed) > 0 }
+
+                // A mic it does not capture from now.
+                let target = try #require(["headset-mic", "usb-mic"].first { !initial.contains($0) })
+                let port = try #require(s.availableInputs.first { $0.uid == target })
+                try s.setPreferredInput(port)
+                try await waitUntil("the capture stream moved to \(target) (from \(initial))") {
+                    try Self.sources(feeding: node, sandbox) == [target]
+                }
+                // The policy's route for the session says so too (currentRoute).
+                try await waitUntil("currentRoute's input to be \(target)") {
+                    s.currentRoute.inputs.map(\.uid) == [target]
+                }
+                try s.setPreferredInput(nil)
+                try await waitUntil("the capture stream back on \(initial)") {
+                    try Self.sources(feeding: node, sandbox) == initial
+                }
+            }
+        }
+
         /// Many sessions and streams made and dropped quickly (the benchmark's churn, in
         /// small): nothing crashes or hangs, and every connection is closed at the end.
         @Test func sessionsAndStreamsChurnWithoutCrashOrLeak() async throws {

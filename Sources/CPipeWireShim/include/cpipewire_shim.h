@@ -81,6 +81,12 @@ aspw_hook *aspw_stream_add_listener(struct pw_stream *stream, aspw_render_fn ren
 /// pw_stream_connect needs an EnumFormat POD built with spa_format_audio_raw_build (static inline);
 /// `active == false` connects it paused (PW_STREAM_FLAG_INACTIVE).
 int aspw_stream_connect_playback(struct pw_stream *stream, uint32_t rate, uint32_t channels, bool active);
+/// The same for a capture stream (PW_DIRECTION_INPUT). Its listener must come from
+/// aspw_stream_add_capture_listener: `render` then gets each captured buffer (`dst`
+/// holds `max_frames` frames to read) and its return value is ignored.
+int aspw_stream_connect_capture(struct pw_stream *stream, uint32_t rate, uint32_t channels, bool active);
+aspw_hook *aspw_stream_add_capture_listener(struct pw_stream *stream, aspw_render_fn render,
+                                            aspw_stream_state_fn state_changed, uint32_t channels, void *data);
 /// pw_stream_update_properties takes a spa_dict; Swift holds a pw_properties.
 int aspw_stream_update_properties(struct pw_stream *stream, const struct pw_properties *props);
 
