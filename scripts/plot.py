@@ -313,8 +313,8 @@ def build_markdown(res, policy, plots, wall):
         added200 = ((s_.get("rssNoShmemKiB") or 0) - (sb.get("rssNoShmemKiB") or 0)) / 1024 \
             if s_.get("rssNoShmemKiB") and sb.get("rssNoShmemKiB") else None
         worst = max(added, added200 if added200 is not None else added)
-        w(f"| under 8 MB added to the daemon | +{added:.1f} MiB idle"
-          + (f", +{added200:.1f} MiB with {p['streams']} streams" if added200 is not None else "")
+        w(f"| under 8 MB added to the daemon | {added:+.1f} MiB idle"
+          + (f", {added200:+.1f} MiB with {p['streams']} streams" if added200 is not None else "")
           + " (RSS without shared buffers)"
           + f" | {ib['rssNoShmemKiB'] / 1024:.1f} MiB idle | {met(worst * 1.048576 < 8)} |")
     elif num(i.get("rssKiB")) and num(ib.get("rssKiB")):
@@ -532,7 +532,9 @@ def build_markdown(res, policy, plots, wall):
           + ", ".join(f"{v / 1024:.0f}" for v in s_["rssSamplesKiB"]) + "; baseline "
           + ", ".join(f"{v / 1024:.0f}" for v in sb["rssSamplesKiB"]) + ". *RSS without shared buffers* (`RssAnon` + `RssFile`) leaves out `RssShmem`, the "
           "streams' shared (memfd) buffers, and keeps the daemon's code and heap, where the module's own memory lives; "
-          "the 8 MB target is judged on it.")
+          "the 8 MB target is judged on it. The daemon's growth with 200 streams differs between runs and between the two "
+          "sandboxes by more than the module's per-stream state (a few KiB per stream) could add, so the difference with "
+          "200 streams mostly measures that noise; the idle difference (the module's code and heap) is the firm figure.")
         w("")
 
     # 7 churn
@@ -657,10 +659,11 @@ def readme_section(res, policy, wall):
         out.append(f"- Notification latency (AudioSession): p50 {f(n['allMs'].get('median'), 2)} ms, "
                    f"p99 {f(n['allMs'].get('p99'), 2)} ms.")
     if policy:
-        r = [x for x in policy if x["sessions"] == 1000 and x["workload"] == "idle"]
+        r = [x for x in policy if x["sessions"] == 1000 and x["workload"] != "fan-out"]
         if r:
-            out.append(f"- Policy core at 1,000 sessions (idle workload): p50 {r[0]['median_ns'] / 1000:.2f} µs, "
-                       f"p99 {r[0]['p99_ns'] / 1000:.2f} µs per decision.")
+            worst = max(r, key=lambda x: x["p99_ns"])
+            out.append(f"- Policy core at 1,000 sessions, slowest workload ({worst['workload']}): p50 "
+                       f"{worst['median_ns'] / 1000:.2f} µs, p99 {worst['p99_ns'] / 1000:.2f} µs per decision.")
     i, ib = mod.get("idle") or {}, base.get("idle") or {}
     if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         out.append(f"- Daemon: +{(i['rssKiB'] - ib['rssKiB']) / 1024:.1f} MiB RSS idle, "
