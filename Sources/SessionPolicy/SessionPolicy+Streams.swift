@@ -219,6 +219,7 @@ extension SessionPolicy {
             // A declaration carried by the stream itself (a wrapped program) goes with
             // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
             let notify = wantsNotifyOthers(st.client)
+            let before = traits(s)
             streams[n] = nil
             forgetRoute(ofStream: n, client: st.client)
             streamsOfClient[st.client]?.remove(n)
@@ -226,6 +227,10 @@ extension SessionPolicy {
             refreshDerived(ofClient: st.client, stream: n)
             touched.insert(s)
             updateDeclared(st.client, notifyOthers: notify)
+            // The declaration in force may have come from this stream: the client's next
+            // stream's now applies, and an active session is arbitrated again (as on a
+            // client's own declaration change).
+            if declaredClients.contains(st.client), traits(s) != before { applyDeclarationChange(s, before: before) }
         }
     }
 
