@@ -243,8 +243,10 @@ public final class AudioSession: Sendable {
             s.outputOverrideUsed = true
             return (target, s.ownStreams(direction: "Output"), s.declared && changed ? s.clientProperties() : nil)
         }
-        for n in streams { connection?.setMetadata("default", subject: n, key: "target.object", type: nil, value: target) }
+        // The policy hears of the override first, so that the route it reports as previous
+        // is the one before the session manager moves the streams.
         if let props { connection?.updateClientProperties(props) }
+        for n in streams { connection?.setMetadata("default", subject: n, key: "target.object", type: nil, value: target) }
     }
 
     /// `AVAudioSession.setPreferredInput(_:)`: moves this session's capture
