@@ -92,9 +92,7 @@ extension Integration {
             // The policy has seen them back (WirePlumber 0.4.13 does not always make them the
             // default sink again, and which sink is default does not matter here).
             try sandbox.waitUntil(timeout: 10, "the headphones back in the policy's route") {
-                let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
-                let outputs = ((global?["currentRoute"] as? [String: Any])?["outputs"] as? [[String: Any]]) ?? []
-                return outputs.contains { $0["uid"] as? String == "headphones" }
+                try sandbox.globalOutputs().contains { $0["uid"] as? String == "headphones" }
             }
             let state = try sandbox.sessionState(subject: node)
             #expect(state?["playing"] as? Bool == false, "\(String(describing: state))")

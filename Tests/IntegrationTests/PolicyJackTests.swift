@@ -37,9 +37,7 @@ extension Integration {
 
         /// The port type the policy gives the card's sink in the global route.
         static func portType(_ sandbox: Sandbox) throws -> String? {
-            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
-            let outputs = ((global?["currentRoute"] as? [String: Any])?["outputs"] as? [[String: Any]]) ?? []
-            return outputs.first { $0["uid"] as? String == Self.card }?["type"] as? String
+            try sandbox.globalOutputs().first { $0["uid"] as? String == Self.card }?["type"] as? String
         }
 
         /// The sequence number of the latest event (0: none yet).

@@ -45,6 +45,12 @@ extension Sandbox {
     }
 
     /// The published state of the session of stream `node` (legacy: subject = node id) or client.
+    /// The outputs of the policy's global `currentRoute` (`audio-session.global`), as JSON objects.
+    func globalOutputs() throws -> [[String: Any]] {
+        let global = try sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+        return ((global?["currentRoute"] as? [String: Any])?["outputs"] as? [[String: Any]]) ?? []
+    }
+
     func sessionState(subject: Int) throws -> [String: Any]? {
         try sessionMetadata().first { $0.subject == subject && $0.key == "audio-session.session" }?.json
     }
