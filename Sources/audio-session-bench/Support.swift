@@ -75,26 +75,29 @@ func dB(_ gain: Double) -> Double { 20 * log10(gain) }
 enum Proc {
     static func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
 
-    /// VmRSS of a process in KiB.
-    /// `RssAnon` + `RssFile` of /proc/<pid>/status: the resident memory without `RssShmem`,
-    /// the streams' shared (memfd) buffers, whose resident pages vary from run to run.
-    static func rssNoShmemKiB(_ pid: Int32) -> Int? {
-        guard let s = read("/proc/\(pid)/status") else { return nil }
-        var anon: Int?, file: Int?
+    /// Fields of /proc/<pid>/status that are given in kB ("VmRSS", "RssAnon", …), read at once.
+    static func statusKiB(_ pid: Int32, _ fields: Set<String>) -> [String: Int] {
+        guard let s = read("/proc/\(pid)/status") else { return [:] }
+        var out: [String: Int] = [:]
         for line in s.split(separator: "\n") {
-            let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-            if line.hasPrefix("RssAnon:") { anon = value } else if line.hasPrefix("RssFile:") { file = value }
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            guard fields.contains(name) else { continue }
+            let rest = line[line.index(after: colon)...].split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if let v = rest.first.flatMap({ Int($0) }) { out[name] = v }
         }
-        guard let anon, let file else { return nil }
-        return anon + file
+        return out
     }
 
-    static func rssKiB(_ pid: Int32) -> Int? {
-        guard let s = read("/proc/\(pid)/status") else { return nil }
-        for line in s.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        }
-        return nil
+    /// VmRSS of a process in KiB.
+    static func rssKiB(_ pid: Int32) -> Int? { statusKiB(pid, ["VmRSS"])["VmRSS"] }
+
+    /// `RssAnon` + `RssFile`: the resident memory without `RssShmem`, the streams' shared
+    /// (memfd) buffers, whose resident pages vary from run to run.
+    static func rssNoShmemKiB(_ pid: Int32) -> Int? {
+        let f = statusKiB(pid, ["RssAnon", "RssFile"])
+        guard let anon = f["RssAnon"], let file = f["RssFile"] else { return nil }
+        return anon + file
     }
 
     static func threads(_ pid: Int32) -> [String] {

@@ -25,11 +25,16 @@ extension Integration {
             return card
         }
 
-        /// The name of the card's active output route, from pw-dump.
-        static func activeRoute(_ sandbox: Sandbox) throws -> String? {
-            let device = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Device").first {
+        /// The fake card's Device object in pw-dump.
+        static func cardDevice(_ sandbox: Sandbox) throws -> [String: Any]? {
+            Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Device").first {
                 Sandbox.props($0)["device.name"] as? String == "fake-jack-card"
             }
+        }
+
+        /// The name of the card's active output route, from pw-dump.
+        static func activeRoute(_ sandbox: Sandbox) throws -> String? {
+            let device = try cardDevice(sandbox)
             let params = (device?["info"] as? [String: Any])?["params"] as? [String: Any]
             let routes = params?["Route"] as? [[String: Any]]
             return routes?.first?["name"] as? String
@@ -153,9 +158,7 @@ extension Integration {
                 ["pw-play", "--media-role", "Music", "--target", Self.card, file], on: Self.card)
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
             let before = try Self.lastEventSeq(sandbox)
-            let device = try #require(Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Device").first {
-                Sandbox.props($0)["device.name"] as? String == "fake-jack-card"
-            }?["id"] as? Int)
+            let device = try #require(try Self.cardDevice(sandbox)?["id"] as? Int)
             let r = try sandbox.run(["pw-cli", "set-param", String(device), "Route", "{ index: 1, device: 0 }"])
             #expect(r.status == 0, "pw-cli: \(r.stdout) \(r.stderr)")
             try sandbox.waitUntil(timeout: 10, "the speaker port in the global route") { try Self.portType(sandbox) == "builtInSpeaker" }
