@@ -6,7 +6,13 @@ SWIFT ?= swift
 MESON_BUILD := build/meson
 MODULE := $(MESON_BUILD)/libpipewire-module-audio-session.so
 
-.PHONY: all build deps module swift install demo test unit-test integration-test bench clean
+.PHONY: all build deps module module-pw1.4 pipewire-1.4 swift install demo test unit-test \
+	integration-test integration-test-pw0.3 integration-test-pw1.4 bench clean
+
+# PipeWire 1.4 + WirePlumber 0.5 (Debian 13, Fedora, Arch), unpacked from Debian's
+# bookworm-backports packages into a private tree: never installed over the system's.
+PW14_TREE := build/pipewire-1.4
+PW14_BUILD := build/meson-pw1.4
 
 all: build
 
@@ -26,6 +32,17 @@ swift: deps
 
 build: module swift
 
+pipewire-1.4: deps
+	@./scripts/pipewire-tree.sh $(PW14_TREE) >/dev/null
+
+# The module again, built against PipeWire 1.4's headers, for the 1.4 tests.
+$(PW14_BUILD)/build.ninja: | pipewire-1.4
+	PKG_CONFIG_PATH=$$(echo $(CURDIR)/$(PW14_TREE)/root/usr/lib/*/pkgconfig) \
+		meson setup --prefix=$(PREFIX) $(PW14_BUILD) meson-shim
+
+module-pw1.4: pipewire-1.4 $(PW14_BUILD)/build.ninja
+	ninja -C $(PW14_BUILD)
+
 install: module
 	meson install -C $(MESON_BUILD)
 
@@ -41,10 +58,21 @@ TEST_BINARY = "$$($(SWIFT) build --show-bin-path)/pipewire-audio-sessionPackageT
 unit-test: swift
 	$(TEST_BINARY) --testing-library swift-testing --skip IntegrationTests
 
-# On a private headless PipeWire; one sandbox at a time.
-integration-test: build
+# On a private headless PipeWire; one sandbox at a time. The whole suite runs
+# twice: on the system's PipeWire 0.3.65 + WirePlumber 0.4, then on PipeWire 1.4 +
+# WirePlumber 0.5, with the module built against each one's headers.
+integration-test: integration-test-pw0.3 integration-test-pw1.4
+
+integration-test-pw0.3: build
+	@echo "== integration tests on the system's PipeWire ($$(pkg-config --modversion libpipewire-0.3)) =="
 	meson test -C $(MESON_BUILD) --print-errorlogs
 	AUDIO_SESSION_MODULE_DIR=$(CURDIR)/$(MESON_BUILD) $(TEST_BINARY) --testing-library swift-testing --no-parallel --filter IntegrationTests
+
+integration-test-pw1.4: swift module-pw1.4
+	@echo "== integration tests on PipeWire 1.4 + WirePlumber 0.5 ($(PW14_TREE)) =="
+	meson test -C $(PW14_BUILD) --print-errorlogs
+	. $(CURDIR)/$(PW14_TREE)/env.sh && AUDIO_SESSION_MODULE_DIR=$(CURDIR)/$(PW14_BUILD) \
+		$(TEST_BINARY) --testing-library swift-testing --no-parallel --filter IntegrationTests
 
 test: unit-test integration-test
 
@@ -52,4 +80,4 @@ bench: module
 	./scripts/bench.sh
 
 clean:
-	rm -rf $(MESON_BUILD) .build
+	rm -rf $(MESON_BUILD) $(PW14_BUILD) .build

@@ -64,9 +64,11 @@
  * - `duck.strong-for-prompts`: `true` or `false` (default): whether voicePrompt
  *   and navigation duckers use `duck.strong-level`.
  * - `duck.ramp-down-ms`, `duck.ramp-up-ms`: ramp times (default 250, 500).
- *   Ramps are stepped every 40 ms by at most 1.25 dB, each step sent once the
- *   stream has taken the previous one, so that no processing cycle changes the
- *   gain by more than 3 dB; a ramp takes longer than asked when it must.
+ *   A ramp is a series of steps, each sent once the stream has taken the
+ *   previous one and one of the graph's longest cycles (max-quantum at the
+ *   clock rate, 42.7 ms by default) has passed, so that no processing cycle
+ *   changes the gain by more than 3 dB at any quantum; a ramp takes longer than
+ *   asked when 3 dB per cycle cannot cover its distance in time.
  * - `private.outputs`: port types that are private (default
  *   `[ headphones bluetoothA2DP bluetoothHFP bluetoothLE ]`).
  * - `private.form-factors`: `device.form-factor` values that are private, e.g.
@@ -442,6 +444,13 @@ static void node_info_changed(void *data, const struct pw_node_info *info)
 	struct node_entry *n = data;
 	struct as_props props;
 
+	/* Since PipeWire 1.1.81 a driver's listeners also hear its followers' info
+	 * (pw_impl_node_set_driver emits the follower's info on the driver): a sink
+	 * is told about the streams it drives. Only the node's own info describes it;
+	 * taking a stream's properties for the sink's would rename the headphones
+	 * after the stream, and they would no longer count as a private output. */
+	if (info != pw_impl_node_get_info(n->node))
+		return;
 	if (n->kind == OBJECT_STREAM && (info->change_mask & PW_NODE_CHANGE_MASK_PARAMS))
 		as_gain_props_changed(&n->impl->gains, &n->gain);
 	if (n->is_source && (info->change_mask & PW_NODE_CHANGE_MASK_PARAMS))
@@ -898,6 +907,20 @@ static const struct pw_impl_module_events module_events = {
 	.destroy = module_destroy,
 };
 
+/** The longest cycle the graph may run: its max-quantum at its rate (the
+ * defaults of PipeWire's settings when the configuration sets none). Ramp steps
+ * are paced by it, so that none share a cycle at any quantum. */
+static uint64_t longest_cycle_ns(struct pw_context *context)
+{
+	const struct pw_properties *props = pw_context_get_properties(context);
+	uint32_t rate = pw_properties_get_uint32(props, "default.clock.rate", 48000);
+	uint32_t max_quantum = pw_properties_get_uint32(props, "default.clock.max-quantum", 2048);
+
+	if (rate == 0 || max_quantum == 0)
+		return 0;
+	return (uint64_t) max_quantum * SPA_NSEC_PER_SEC / rate;
+}
+
 SPA_EXPORT
 int pipewire__module_init(struct pw_impl_module *module, const char *args)
 {
@@ -933,7 +956,7 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 	}
 	pw_context_conf_update_props(context, "module." NAME ".args", impl->args);
 
-	if ((res = as_gains_init(&impl->gains, pw_context_get_main_loop(context))) < 0)
+	if ((res = as_gains_init(&impl->gains, pw_context_get_main_loop(context), longest_cycle_ns(context))) < 0)
 		goto error;
 	impl->flush_event = pw_loop_add_event(pw_context_get_main_loop(context), on_flush, impl);
 	if (impl->flush_event == NULL) {

@@ -103,28 +103,56 @@ static void apply(struct as_gain *gain)
 
 /* ---- the ramp timer ------------------------------------------------------ */
 
-static void arm(struct as_gains *gains, bool on)
+/* A stream applies Props from its own loop, whenever that loop gets to them,
+ * and its data thread uses the new gain from the next cycle on. Two steps
+ * applied less than a cycle apart can land in one cycle and add up. So each
+ * step waits until the stream has reported the previous one in its Props and
+ * then one more of the graph's longest cycles: steps reach the audio at least a
+ * cycle apart, at any quantum up to the graph's max-quantum. */
+
+static uint64_t now_ns(void)
 {
-	struct timespec value = { 0, 0 }, interval = { 0, 0 };
-	if (on) {
-		value.tv_nsec = interval.tv_nsec = (long) gains->tick_ms * SPA_NSEC_PER_MSEC;
-	}
-	pw_loop_update_timer(gains->loop, gains->timer, &value, &interval, false);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * SPA_NSEC_PER_SEC + (uint64_t) ts.tv_nsec;
 }
 
+/** The time the next step of `gain` may be sent. */
+static uint64_t due_ns(const struct as_gains *gains, const struct as_gain *gain)
+{
+	if (gain->next_ns != 0)
+		return gain->next_ns;
+	/* Never acknowledged (a node that doesn't report its Props): go on later. */
+	return gain->sent_ns + gains->max_wait_ns;
+}
+
+/** Arms the timer for the earliest due step, or disarms it: no wake-ups while
+ * nothing ramps. */
+static void rearm(struct as_gains *gains)
+{
+	struct timespec value = { 0, 0 }, interval = { 0, 0 };
+	struct as_gain *gain;
+	uint64_t earliest = UINT64_MAX;
+
+	spa_list_for_each(gain, &gains->ramping, link)
+		earliest = SPA_MIN(earliest, due_ns(gains, gain));
+	if (earliest == UINT64_MAX) {
+		if (gains->armed)
+			pw_loop_update_timer(gains->loop, gains->timer, &value, &interval, false);
+		gains->armed = false;
+		return;
+	}
+	earliest = SPA_MAX(earliest, 1u);
+	value.tv_sec = (time_t) (earliest / SPA_NSEC_PER_SEC);
+	value.tv_nsec = (long) (earliest % SPA_NSEC_PER_SEC);
+	pw_loop_update_timer(gains->loop, gains->timer, &value, &interval, true);
+	gains->armed = true;
+}
+
+/** Sends the next step of a ramping gain. */
 static void step(struct as_gains *gains, struct as_gain *gain)
 {
 	float cur = to_db(gain->current), tgt = to_db(gain->target);
-
-	/* A client node applies Props from its own main loop: when that loop is
-	 * late, several steps sent one tick apart land in one cycle and add up to
-	 * more than 3 dB. Send the next step only once the stream has reported the
-	 * previous one in its Props (or after max_wait_ticks, for a node that never
-	 * reports). */
-	if (gain->awaiting && ++gain->unacknowledged < gains->max_wait_ticks)
-		return;
-	gain->awaiting = false;
-	gain->unacknowledged = 0;
 
 	if (fabsf(tgt - cur) <= gain->step_db) {
 		gain->current = gain->target;
@@ -133,33 +161,35 @@ static void step(struct as_gains *gains, struct as_gain *gain)
 	} else {
 		gain->current = from_db(cur + (tgt > cur ? gain->step_db : -gain->step_db));
 	}
+	gain->sent_ns = now_ns();
+	gain->next_ns = 0;
 	apply(gain);
-	gain->awaiting = gain->ramping;
 }
 
-static void on_tick(void *data, uint64_t expirations)
+static void on_timer(void *data, uint64_t expirations)
 {
 	struct as_gains *gains = data;
 	struct as_gain *gain, *t;
+	uint64_t now = now_ns();
 
+	gains->armed = false;
 	spa_list_for_each_safe(gain, t, &gains->ramping, link)
-		step(gains, gain);
-	if (spa_list_is_empty(&gains->ramping))
-		arm(gains, false);	/* idle: no wake-ups while nothing ramps */
+		if (due_ns(gains, gain) <= now)
+			step(gains, gain);
+	rearm(gains);
 }
 
-int as_gains_init(struct as_gains *gains, struct pw_loop *loop)
+int as_gains_init(struct as_gains *gains, struct pw_loop *loop, uint64_t cycle_ns)
 {
 	gains->loop = loop;
-	gains->tick_ms = 40;
-	/* Steps are a tick (40 ms) apart and each waits for the stream to take
-	 * the previous one, yet two have been seen landing within one 1024-sample
-	 * block (4.7 dB with 2.5 dB steps): at 1.25 dB two stay under 3 dB. A
-	 * -14 dB duck then takes 12 steps, longer than a 250 ms ramp. */
-	gains->max_step_db = 1.25f;
-	gains->max_wait_ticks = 5;
+	/* 2048 samples at 48 kHz when the graph's limits are unknown. */
+	gains->cycle_ns = cycle_ns > 0 ? cycle_ns : 2048 * SPA_NSEC_PER_SEC / 48000;
+	/* Under 3 dB per cycle with a margin for the float arithmetic of the gain. */
+	gains->max_step_db = 2.75f;
+	gains->max_wait_ns = 5 * gains->cycle_ns;
+	gains->armed = false;
 	spa_list_init(&gains->ramping);
-	gains->timer = pw_loop_add_timer(loop, on_tick, gains);
+	gains->timer = pw_loop_add_timer(loop, on_timer, gains);
 	return gains->timer ? 0 : -errno;
 }
 
@@ -183,8 +213,7 @@ static void stop_ramp(struct as_gain *gain)
 	if (gain->ramping)
 		spa_list_remove(&gain->link);
 	gain->ramping = false;
-	gain->awaiting = false;
-	gain->unacknowledged = 0;
+	gain->next_ns = 0;
 }
 
 void as_gain_clear(struct as_gains *gains, struct as_gain *gain)
@@ -200,7 +229,8 @@ void as_gain_clear(struct as_gains *gains, struct as_gain *gain)
 void as_gain_duck(struct as_gains *gains, struct as_gain *gain, float target, uint32_t ramp_ms)
 {
 	float distance;
-	uint32_t ticks;
+	uint64_t ramp_ns = (uint64_t) ramp_ms * SPA_NSEC_PER_MSEC;
+	uint64_t steps;
 
 	if (!(target >= 0.0f))		/* also refuses NaN */
 		target = 0.0f;
@@ -209,21 +239,24 @@ void as_gain_duck(struct as_gains *gains, struct as_gain *gain, float target, ui
 		read_user_volumes(gain);
 	gain->target = target;
 	distance = fabsf(to_db(target) - to_db(gain->current));
-	ticks = SPA_MAX(1u, ramp_ms / SPA_MAX(gains->tick_ms, 1u));
-	gain->step_db = SPA_MIN(distance / (float) ticks, gains->max_step_db);
+	/* The first step goes now, each next one a cycle (and an acknowledgement,
+	 * a few ms) after the previous: as many steps as fit in the ramp time. */
+	steps = 1 + ramp_ns / (gains->cycle_ns + 5 * SPA_NSEC_PER_MSEC);
+	gain->step_db = SPA_MIN(distance / (float) steps, gains->max_step_db);
 	if (gain->step_db <= 0.0f) {
 		stop_ramp(gain);
 		gain->current = target;
 		apply(gain);
 		return;
 	}
-	if (!gain->ramping) {
-		spa_list_append(&gains->ramping, &gain->link);
-		gain->ramping = true;
+	if (gain->ramping) {
+		/* Already ramping: the new target takes the old ramp's pace over. */
+		return;
 	}
+	spa_list_append(&gains->ramping, &gain->link);
+	gain->ramping = true;
 	step(gains, gain);
-	if (gain->ramping)
-		arm(gains, true);
+	rearm(gains);
 }
 
 void as_gain_silence(struct as_gains *gains, struct as_gain *gain, bool silenced)
@@ -238,8 +271,11 @@ void as_gain_silence(struct as_gains *gains, struct as_gain *gain, bool silenced
 
 void as_gain_props_changed(struct as_gains *gains, struct as_gain *gain)
 {
-	/* Our own step has reached the stream: the ramp may go on. */
-	gain->awaiting = false;
+	/* Our own step has reached the stream: the next may go a cycle later. */
+	if (gain->ramping && gain->next_ns == 0) {
+		gain->next_ns = now_ns() + gains->cycle_ns;
+		rearm(gains);
+	}
 	/* Only the user's channelVolumes matter here; our own softVolumes writes
 	 * also land in Props and must not be mistaken for a user change. */
 	if (!gain->applied || (gain->current == 1.0f && !gain->silenced))

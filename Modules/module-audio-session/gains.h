@@ -4,8 +4,10 @@
 
 /*
  * The module's own gains on a stream: a duck factor, ramped in steps from a
- * main-loop timer (PipeWire 0.3.65 has no volumeRamp props), and a silence
- * flag. Both are written as the node's softVolumes / softMute, computed from
+ * main-loop timer, and a silence flag. audioconvert's volumeRamp props (from
+ * PipeWire 0.3.68 on) ramp only the stream's main `volume`, which is the
+ * user's and which WirePlumber saves, so they are not used: the steps are paced
+ * by the graph's cycle instead. Both are written as the node's softVolumes / softMute, computed from
  * the user's channelVolumes, which are only ever read (WirePlumber saves
  * volume, mute and channelVolumes; softVolumes is neither saved nor shown).
  */
@@ -25,10 +27,11 @@ struct as_gain {
 	uint32_t node_id;
 	float current;			/**< the factor applied now */
 	float target;
-	float step_db;			/**< dB per tick towards target (> 0) */
+	float step_db;			/**< dB per step towards target (> 0) */
 	uint32_t n_volumes;		/**< the user's channelVolumes, as last read */
 	float volumes[SPA_AUDIO_MAX_CHANNELS];
-	uint32_t unacknowledged;	/**< ticks since a ramp step was sent and not yet seen in Props */
+	uint64_t sent_ns;		/**< when the last step was sent (monotonic) */
+	uint64_t next_ns;		/**< when the next step may go; 0 while one is on its way */
 	unsigned int ramping:1;
 	unsigned int awaiting:1;	/**< a ramp step is on its way to the stream */
 	unsigned int silenced:1;
@@ -39,12 +42,15 @@ struct as_gains {
 	struct pw_loop *loop;
 	struct spa_source *timer;
 	struct spa_list ramping;
-	uint32_t tick_ms;		/**< 40 ms: at most two steps per cycle of up to 2048 samples at 48 kHz */
-	float max_step_db;		/**< never more per tick (SPEC 12: 3 dB per cycle, with margin) */
-	uint32_t max_wait_ticks;	/**< a step not acknowledged after this many ticks: go on */
+	uint64_t cycle_ns;		/**< the longest graph cycle: max-quantum / rate */
+	float max_step_db;		/**< never more per step (at most 3 dB per cycle, with margin) */
+	uint64_t max_wait_ns;		/**< a step not acknowledged after this long: go on */
+	bool armed;
 };
 
-int as_gains_init(struct as_gains *gains, struct pw_loop *loop);
+/** `cycle_ns`: the longest cycle the graph can run (its max-quantum at its rate):
+ * one ramp step at most per cycle, whatever the quantum. */
+int as_gains_init(struct as_gains *gains, struct pw_loop *loop, uint64_t cycle_ns);
 void as_gains_clear(struct as_gains *gains);
 
 void as_gain_init(struct as_gain *gain, struct pw_impl_node *node, uint32_t node_id);

@@ -14,6 +14,8 @@ public final class Sandbox: @unchecked Sendable {
     public let modulePath: String?
     /// The options it was started with.
     public let options: SandboxOptions
+    /// The PipeWire it runs.
+    public let pipewire: PipeWireInstall
     /// The devices currently created by the sandbox.
     public private(set) var devices: [VirtualDevice] = []
 
@@ -102,6 +104,7 @@ public final class Sandbox: @unchecked Sendable {
         chmod(run, 0o700)
         chmod(run + "/pulse", 0o700)
 
+        pipewire = try options.pipewire ?? PipeWireInstall.fromEnvironment(ProcessInfo.processInfo.environment)
         if options.loadModule {
             modulePath = try SandboxConfig.findModule(explicitDirectory: options.moduleDirectory,
                                                       environment: ProcessInfo.processInfo.environment,
@@ -110,14 +113,15 @@ public final class Sandbox: @unchecked Sendable {
             modulePath = nil
         }
         let pwConf = directory + "/pipewire-config"
-        try SandboxConfig.writePipeWireConfig(to: pwConf, loadModule: options.loadModule)
-        try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config")
+        try SandboxConfig.writePipeWireConfig(to: pwConf, from: pipewire, loadModule: options.loadModule)
+        try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire)
 
         var env = ProcessInfo.processInfo.environment
         for key in ["PIPEWIRE_REMOTE", "PIPEWIRE_CORE", "PIPEWIRE_MODULE_DIR", "PIPEWIRE_CONFIG_NAME",
                     "PIPEWIRE_CONFIG_PREFIX", "PIPEWIRE_STATE_DIR", "WIREPLUMBER_CONFIG_DIR",
                     "WIREPLUMBER_DATA_DIR", "PULSE_COOKIE", "PULSE_SINK", "PULSE_SOURCE", "PULSE_PROP",
-                    "PIPEWIRE_PROPS", "PIPEWIRE_NODE", "JOURNAL_STREAM"] {
+                    "PIPEWIRE_PROPS", "PIPEWIRE_NODE", "JOURNAL_STREAM", "SPA_PLUGIN_DIR",
+                    "WIREPLUMBER_MODULE_DIR", "AUDIO_SESSION_PIPEWIRE_PREFIX"] {
             env.removeValue(forKey: key)
         }
         env["XDG_RUNTIME_DIR"] = run
@@ -130,6 +134,12 @@ public final class Sandbox: @unchecked Sendable {
         env["PULSE_SERVER"] = "unix:" + run + "/pulse/native"
         env["PULSE_COOKIE"] = directory + "/config/pulse/cookie"
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + run + "/bus"
+        // A private tree: its programs, libraries and plugins for daemons and clients
+        // alike (the pw-session next to this executable comes first on PATH).
+        env.merge(pipewire.environment(path: env["PATH"] ?? "/usr/bin:/bin")) { $1 }
+        if pipewire.wirePlumberUsesProfiles {
+            env["WIREPLUMBER_CONFIG_DIR"] = directory + "/config/wireplumber"
+        }
         if let exe = SandboxConfig.executablePath() {
             let exeDir = (exe as NSString).deletingLastPathComponent
             if FileManager.default.isExecutableFile(atPath: exeDir + "/pw-session") {
@@ -146,7 +156,7 @@ public final class Sandbox: @unchecked Sendable {
         denv["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=" + directory + "/no-system-bus"
         denv["PIPEWIRE_LOG_SYSTEMD"] = "false"
         for key in ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY"] { denv.removeValue(forKey: key) }
-        if let module = modulePath, let sys = SandboxConfig.systemModuleDirectory(scratch: directory + "/tmp") {
+        if let module = modulePath, let sys = pipewire.moduleDirectory(scratch: directory + "/tmp") {
             let moduleDir = (module as NSString).deletingLastPathComponent
             denv["PIPEWIRE_MODULE_DIR"] = moduleDir == sys ? sys : moduleDir + ":" + sys
         }

@@ -147,11 +147,12 @@ enum SandboxConfig {
     /// Writes the private PipeWire configuration directory: copies of the installed
     /// configuration files without real-time (module-rt) and X11 (module-x11-bell)
     /// modules, and, when `module` is given, the drop-in that loads it.
-    static func writePipeWireConfig(to dir: String, loadModule: Bool) throws {
+    static func writePipeWireConfig(to dir: String, from install: PipeWireInstall, loadModule: Bool) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        guard let source = pipewireConfDataDirs.first(where: { fm.fileExists(atPath: $0 + "/pipewire.conf") }) else {
-            throw SandboxError.spawnFailed(program: "pipewire", reason: "no pipewire.conf in \(pipewireConfDataDirs.joined(separator: ", ")) (is the pipewire package installed?)")
+        let dataDirs = install.configurationDataDirectories
+        guard let source = dataDirs.first(where: { fm.fileExists(atPath: $0 + "/pipewire.conf") }) else {
+            throw SandboxError.spawnFailed(program: "pipewire", reason: "no pipewire.conf in \(dataDirs.joined(separator: ", ")) (is the pipewire package installed?)")
         }
         for file in try fm.contentsOfDirectory(atPath: source) where file.hasSuffix(".conf") {
             let text = try String(contentsOfFile: source + "/" + file, encoding: .utf8)
@@ -180,7 +181,11 @@ enum SandboxConfig {
     /// sorted by file name; `90-enable-all.lua` calls `alsa_monitor.enable()`, which
     /// checks `alsa_monitor.enabled`, so the override must sort after the `50-*-config.lua`
     /// files (which set `enabled = true`) and before `90-enable-all.lua`.
-    static func writeWirePlumberConfig(configHome: String) throws {
+    static func writeWirePlumberConfig(configHome: String, for install: PipeWireInstall) throws {
+        if install.wirePlumberUsesProfiles {
+            try writeWirePlumberProfiles(configHome: configHome, for: install)
+            return
+        }
         let fm = FileManager.default
         let wp = configHome + "/wireplumber"
         try fm.createDirectory(atPath: wp + "/main.lua.d", withIntermediateDirectories: true)
@@ -203,6 +208,44 @@ enum SandboxConfig {
             try removingModules(["libpipewire-module-rt"], from: text)
                 .write(toFile: wp + "/wireplumber.conf", atomically: true, encoding: .utf8)
         }
+    }
+
+    /// WirePlumber 0.5 and later: its own `wireplumber.conf` without module-rt, and a
+    /// fragment that turns off every hardware monitor (ALSA, Bluetooth, cameras) and
+    /// logind. The sandbox points `WIREPLUMBER_CONFIG_DIR` here, so no configuration of
+    /// the machine's or the user's is read.
+    static func writeWirePlumberProfiles(configHome: String, for install: PipeWireInstall) throws {
+        let fm = FileManager.default
+        let wp = configHome + "/wireplumber"
+        try fm.createDirectory(atPath: wp + "/wireplumber.conf.d", withIntermediateDirectories: true)
+        let dataDirs = install.wirePlumberDataDirectories
+        guard let source = dataDirs.first(where: { fm.fileExists(atPath: $0 + "/wireplumber.conf") }) else {
+            throw SandboxError.spawnFailed(program: "wireplumber", reason: "no wireplumber.conf in \(dataDirs.joined(separator: ", "))")
+        }
+        let text = try String(contentsOfFile: source + "/wireplumber.conf", encoding: .utf8)
+        try removingModules(["libpipewire-module-rt"], from: text)
+            .write(toFile: wp + "/wireplumber.conf", atomically: true, encoding: .utf8)
+        try """
+        # Written by the audio-session sandbox: never touch real devices, no system bus.
+        wireplumber.profiles = {
+          main = {
+            hardware.audio = disabled
+            hardware.bluetooth = disabled
+            hardware.video-capture = disabled
+            monitor.alsa = disabled
+            monitor.alsa-midi = disabled
+            monitor.bluez = disabled
+            monitor.bluez-midi = disabled
+            monitor.v4l2 = disabled
+            monitor.libcamera = disabled
+            support.logind = disabled
+            support.reserve-device = disabled
+            monitor.alsa.reserve-device = disabled
+            monitor.bluez.seat-monitoring = disabled
+          }
+        }
+
+        """.write(toFile: wp + "/wireplumber.conf.d/89-sandbox.conf", atomically: true, encoding: .utf8)
     }
 
     /// Runs a short command outside any sandbox and returns its output (pkg-config).

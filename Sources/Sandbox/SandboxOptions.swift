@@ -77,6 +77,9 @@ public struct SandboxOptions: Sendable {
     public var startupTimeout: TimeInterval
     /// Receives progress lines ("starting pipewire… ok"); nil = silent.
     public var progress: (@Sendable (String) -> Void)?
+    /// The PipeWire to run; nil: the tree named by `AUDIO_SESSION_PIPEWIRE_PREFIX`,
+    /// else the system's.
+    public var pipewire: PipeWireInstall?
 
     public init(
         devices: [VirtualDevice] = [.speaker, .headphones],
@@ -85,7 +88,8 @@ public struct SandboxOptions: Sendable {
         verbose: Bool = false,
         startPulse: Bool = true,
         startupTimeout: TimeInterval = 20,
-        progress: (@Sendable (String) -> Void)? = nil
+        progress: (@Sendable (String) -> Void)? = nil,
+        pipewire: PipeWireInstall? = nil
     ) {
         self.devices = devices
         self.loadModule = loadModule
@@ -94,6 +98,7 @@ public struct SandboxOptions: Sendable {
         self.startPulse = startPulse
         self.startupTimeout = startupTimeout
         self.progress = progress
+        self.pipewire = pipewire
     }
 }
 
@@ -110,6 +115,7 @@ public enum SandboxError: Error, CustomStringConvertible, LocalizedError, Equata
     case timeout(String)
     case stopped
     case badWAV(String)
+    case badPipeWireTree(String, reason: String)
 
     public var description: String {
         switch self {
@@ -136,6 +142,9 @@ public enum SandboxError: Error, CustomStringConvertible, LocalizedError, Equata
             return "The sandbox has been stopped."
         case let .badWAV(reason):
             return "Not a usable WAV file: \(reason)."
+        case let .badPipeWireTree(path, reason):
+            return "'\(path)' is not a PipeWire tree the sandbox can run: \(reason). " +
+                "(This project's scripts/pipewire-tree.sh makes one from Debian's packages.)"
         }
     }
 

@@ -21,11 +21,18 @@ struct SandboxCommand: ParsableCommand {
         Without a command, prints the variables that reach the sandbox from another \
         shell and waits until interrupted.
 
+        By default the sandbox runs the system's PipeWire. --pipewire runs another one \
+        from an unpacked tree instead (for example PipeWire 1.4 with WirePlumber 0.5, \
+        unpacked from Debian packages): its daemons, its libraries for every program \
+        started in the sandbox, and the module from --module-dir built against it. The \
+        variable AUDIO_SESSION_PIPEWIRE_PREFIX does the same.
+
         Examples:
           pw-session sandbox -- pw-play tone.wav
           pw-session sandbox --no-module -- sh -c 'pw-play a.wav & pw-dump'
           pw-session sandbox --devices speaker -- paplay tone.wav
           pw-session sandbox --verbose
+          pw-session sandbox --pipewire build/pipewire-1.4/root --module-dir build/meson-pw1.4 -- pw-play tone.wav
         """
     )
 
@@ -38,6 +45,9 @@ struct SandboxCommand: ParsableCommand {
     @Option(name: .customLong("module-dir"), help: ArgumentHelp("Directory holding libpipewire-module-audio-session.so.", valueName: "dir"))
     var moduleDirectory: String?
 
+    @Option(name: .customLong("pipewire"), help: ArgumentHelp("Run the PipeWire unpacked in this directory (it holds usr/bin/pipewire) instead of the system's.", valueName: "prefix"))
+    var pipewirePrefix: String?
+
     @Flag(name: .shortAndLong, help: "Print the commands, the sandbox directory and the daemon PIDs.")
     var verbose = false
 
@@ -47,6 +57,7 @@ struct SandboxCommand: ParsableCommand {
     func validate() throws {
         do {
             _ = try VirtualDevice.parseList(devices)
+            if let pipewirePrefix { _ = try PipeWireInstall(prefix: pipewirePrefix) }
         } catch {
             throw ValidationError("\(error)")
         }
@@ -59,7 +70,8 @@ struct SandboxCommand: ParsableCommand {
                 loadModule: !noModule,
                 moduleDirectory: moduleDirectory,
                 verbose: verbose,
-                progress: { line in FileHandle.standardError.write(Data(line.utf8)) }
+                progress: { line in FileHandle.standardError.write(Data(line.utf8)) },
+                pipewire: pipewirePrefix.flatMap { try? PipeWireInstall(prefix: $0) }
             ),
             command: command
         ).run()
