@@ -368,6 +368,12 @@ public final class Sandbox: @unchecked Sendable {
         (node["info"] as? [String: Any])?["state"] as? String
     }
 
+    /// The file where the sandbox's WirePlumber saves streams' volumes and mute
+    /// (`restore-stream` in WirePlumber 0.4, `stream-properties` from 0.5 on).
+    public var savedStreamStatePath: String {
+        directory + "/state/wireplumber/" + (pipewire.wirePlumberUsesProfiles ? "stream-properties" : "restore-stream")
+    }
+
     /// The node name WirePlumber chose as default sink (`default.audio.sink`).
     public func defaultSinkName() -> String? {
         guard let r = try? run(["pw-metadata", "-n", "default", "0", "default.audio.sink"], timeout: 5),

@@ -57,10 +57,13 @@ extension Integration {
             try sandbox.waitUntil(timeout: 10, "the volume to apply") { try Self.streamVolume(sandbox, node: node) == "Volume: 0.35" }
 
             // WirePlumber's restore-stream has recorded it (it saves a moment later).
-            let stateFile = sandbox.directory + "/state/wireplumber/restore-stream"
+            let stateFile = sandbox.savedStreamStatePath
             try sandbox.waitUntil(timeout: 30, "WirePlumber to save the player's volume") {
                 ((try? String(contentsOfFile: stateFile, encoding: .utf8)) ?? "").split(separator: "\n").contains {
-                    $0.hasPrefix("Output/Audio:") && $0.contains(":channelVolumes=0.04")
+                    // WirePlumber 0.4: `…:channelVolumes=0.04…`; 0.5: `…={"channelVolumes":[0.04…`.
+                    let line = $0.replacingOccurrences(of: " ", with: "")
+                    return line.hasPrefix("Output/Audio:") &&
+                        (line.contains(":channelVolumes=0.04") || line.contains("\"channelVolumes\":[0.04"))
                 }
             }
 

@@ -28,11 +28,12 @@ extension Integration {
 
         /// WirePlumber's saved state of the music stream (restore-stream's `media.role:Music` lines).
         static func restoreStream(_ sandbox: Sandbox) -> Data? {
-            guard let data = FileManager.default.contents(atPath: sandbox.directory + "/state/wireplumber/restore-stream") else {
+            guard let data = FileManager.default.contents(atPath: sandbox.savedStreamStatePath) else {
                 return nil
             }
             let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-                .filter { $0.hasPrefix("Output/Audio:media.role:Music:") }
+                // WirePlumber 0.4: a line per value (`…Music:volume=…`); 0.5: one JSON object (`…Music={…}`).
+                .filter { $0.hasPrefix("Output/Audio:media.role:Music:") || $0.hasPrefix("Output/Audio:media.role:Music=") }
             return lines.isEmpty ? nil : Data(lines.joined(separator: "\n").utf8)
         }
 
