@@ -179,6 +179,16 @@ public final class Sandbox: @unchecked Sendable {
         }
         say("ok\n")
 
+        try startPipeWireAndSessionManager(devices: options.devices)
+        if options.verbose {
+            say("sandbox directory: \(directory)\n")
+            say("daemon pids: \(daemonProcesses.map { "\($0.name)=\($0.pid)" }.joined(separator: " "))\n")
+        }
+    }
+
+    /// Starts pipewire, wireplumber and pipewire-pulse (when asked for) and creates `devices`.
+    private func startPipeWireAndSessionManager(devices: [VirtualDevice]) throws {
+        let timeout = options.startupTimeout
         // 2. PipeWire.
         say("starting pipewire… ")
         let pw = try startDaemon("pipewire", ["pipewire"])
@@ -204,12 +214,12 @@ public final class Sandbox: @unchecked Sendable {
         say("ok\n")
 
         // 5. Virtual outputs.
-        for device in options.devices {
+        for device in devices {
             say("creating \(device.name)… ")
             try addDevice(device)
             say("ok\n")
         }
-        if let expected = options.devices.max(by: { $0.priority < $1.priority }) {
+        if let expected = devices.max(by: { $0.priority < $1.priority }) {
             say("waiting for the default sink (\(expected.name))… ")
             try waitForDaemon(wp, what: "wireplumber (default sink \(expected.name))", timeout: timeout) {
                 self.defaultSinkName() == expected.name
@@ -224,10 +234,20 @@ public final class Sandbox: @unchecked Sendable {
             }
             say("ok\n")
         }
-        if options.verbose {
-            say("sandbox directory: \(directory)\n")
-            say("daemon pids: \(daemonProcesses.map { "\($0.name)=\($0.pid)" }.joined(separator: " "))\n")
-        }
+    }
+
+    /// Stops pipewire, wireplumber and pipewire-pulse and starts them again in the same
+    /// sandbox (same configuration, module and saved state), with the same devices: what
+    /// a restart of the user's PipeWire service does. The session D-Bus stays.
+    public func restartPipeWire() throws {
+        lock.lock()
+        let old = daemons.filter { $0.name != "dbus-daemon" }
+        daemons.removeAll { $0.name != "dbus-daemon" }
+        let current = devices
+        devices.removeAll()
+        lock.unlock()
+        for d in old.reversed() { d.terminate(signal: SIGTERM, timeout: 5) }
+        try startPipeWireAndSessionManager(devices: current)
     }
 
     private func startDaemon(_ name: String, _ argv: [String]) throws -> ChildProcess {

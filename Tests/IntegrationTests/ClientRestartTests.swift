@@ -8,28 +8,10 @@ import Glibc
 extension Integration {
     @Suite(.serialized)
     struct ClientRestartTests {
-        /// Stops pipewire (wireplumber and pipewire-pulse go with it) and starts
-        /// pipewire and wireplumber again in the same sandbox, with the module.
+        /// Stops pipewire, wireplumber and pipewire-pulse and starts them again in the same
+        /// sandbox, with the module and the virtual outputs.
         static func restartPipeWire(_ sandbox: Sandbox) throws {
-            let daemons = sandbox.daemonProcesses
-            guard let pw = daemons.first(where: { $0.name == "pipewire" }) else { throw TestFailure("no pipewire daemon") }
-            _ = pw.terminate()
-            for d in daemons where d.name == "wireplumber" || d.name == "pipewire-pulse" { _ = d.terminate() }
-            let sys = try sandbox.run(["pkg-config", "--variable=moduledir", "libpipewire-0.3"]).stdout
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let module = sandbox.modulePath else { throw TestFailure("sandbox without module") }
-            let env = ["PIPEWIRE_MODULE_DIR": (module as NSString).deletingLastPathComponent + ":" + sys,
-                       "HOME": sandbox.directory + "/home"]
-            _ = try sandbox.spawn(["pipewire"], environment: env)
-            try sandbox.waitUntil(timeout: 30, "pipewire to come back") {
-                (try? sandbox.run(["pw-cli", "info", "0"], timeout: 5).status) == 0
-            }
-            _ = try sandbox.spawn(["wireplumber"], environment: env)
-            try sandbox.waitUntil(timeout: 30, "wireplumber to come back") {
-                let r = try? sandbox.run(["pw-metadata", "-n", "default", "0"], timeout: 5)
-                return r?.status == 0 && (r?.stdout ?? "").contains("\"default\" metadata")
-            }
-            for device in [VirtualDevice.speaker, .headphones] { try sandbox.addDevice(device) }
+            try sandbox.restartPipeWire()
         }
 
         static func streamVolume(_ sandbox: Sandbox, node: Int) throws -> String {
