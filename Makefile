@@ -76,7 +76,7 @@ integration-test-pw1.4: swift module-pw1.4
 
 test: unit-test integration-test
 
-bench: module
+bench: module module-pw1.4
 	./scripts/bench.sh
 
 clean:

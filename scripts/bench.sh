@@ -1,6 +1,7 @@
 #!/bin/sh
 # make bench: the audio-session module against stock PipeWire 0.3.65 + WirePlumber 0.4.13,
-# measured in private headless sandboxes, plus the policy core's decision cost.
+# and on PipeWire 1.4 + WirePlumber 0.5 (a private tree, scripts/pipewire-tree.sh) against
+# its stock policy, measured in private headless sandboxes, plus the policy core's decision cost.
 # Writes bench-out/results.json, bench-out/policy.json, docs/bench/*.png, BENCHMARKS.md and
 # the Benchmarks section of README.md. Arguments are passed to audio-session-bench
 # (e.g. --quick, --hl-trials 20); see Sources/audio-session-bench/main.swift.
@@ -28,11 +29,14 @@ if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   fi
 fi
 
-# The module (make bench depends on make module) must be there: the sandbox loads it from build/meson.
-if [ ! -f build/meson/libpipewire-module-audio-session.so ]; then
-  echo "bench: build/meson/libpipewire-module-audio-session.so is missing (run make module)" >&2
-  exit 1
-fi
+# The module, built against each PipeWire (make bench depends on make module module-pw1.4).
+for m in build/meson build/meson-pw1.4; do
+  if [ ! -f $m/libpipewire-module-audio-session.so ]; then
+    echo "bench: $m/libpipewire-module-audio-session.so is missing (run make module module-pw1.4)" >&2
+    exit 1
+  fi
+done
+pw14=$(./scripts/pipewire-tree.sh build/pipewire-1.4)
 
 echo "bench: building audio-session-bench and session-policy-bench (release)" >&2
 swift build -c release --product audio-session-bench >&2
@@ -48,7 +52,8 @@ else
 fi
 
 echo "bench: audio-session-bench (module vs stock WirePlumber, in sandboxes)" >&2
-AUDIO_SESSION_MODULE_DIR="$PWD/build/meson" "$bin/audio-session-bench" --out "$out" --command "make bench" "$@"
+AUDIO_SESSION_MODULE_DIR="$PWD/build/meson" "$bin/audio-session-bench" --out "$out" --command "make bench" \
+  --pw14-prefix "$pw14" --pw14-module-dir "$PWD/build/meson-pw1.4" "$@"
 
 end=$(date +%s)
 echo "bench: plots and BENCHMARKS.md" >&2

@@ -8,6 +8,7 @@ Usage: scripts/plot.py [--results bench-out/results.json] [--policy bench-out/po
                        [--wall SECONDS]
 Needs matplotlib (Debian: python3-matplotlib).
 """
+import bench_generations
 import argparse
 import json
 import math
@@ -603,6 +604,8 @@ def build_markdown(res, policy, plots, wall):
         for key in ("idle", "streams", "cpu"):
             if (s.get(key) or {}).get("error"):
                 problems.append(f"{name} {key}: `{s[key]['error']}`")
+    for line in bench_generations.section(res):
+        w(line)
     if problems:
         w("## Problems in this run")
         w("")
@@ -668,6 +671,7 @@ def readme_section(res, policy, wall):
     if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         out.append(f"- Daemon: +{(i['rssKiB'] - ib['rssKiB']) / 1024:.1f} MiB RSS idle, "
                    f"{f(i.get('wakeupsPerMinute'))} idle wake-ups per minute (stock {f(ib.get('wakeupsPerMinute'))}).")
+    out.extend(bench_generations.readme_lines(res))
     out.append("")
     out.append("![headphone loss](docs/bench/headphone-loss.png)")
     out.append("<!-- bench:end -->")

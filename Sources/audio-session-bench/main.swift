@@ -1,7 +1,13 @@
 // make bench: the audio-session module against stock PipeWire 0.3.65 + WirePlumber 0.4.13,
-// measured in private headless sandboxes on this machine, with real programs.
+// and on PipeWire 1.4 + WirePlumber 0.5 against its stock policy, measured in private
+// headless sandboxes on this machine, with real programs.
 //
-// Usage: audio-session-bench [--out DIR] [--quick] [--only SECTION,...] [--systems module,baseline]
+// Systems: `module` and `baseline` (stock) run the system's PipeWire; `module-pw1.4` and
+// `baseline-pw1.4` the PipeWire tree given with --pw14-prefix (scripts/pipewire-tree.sh),
+// the module from --pw14-module-dir (built against that tree's headers).
+//
+// Usage: audio-session-bench [--out DIR] [--quick] [--only SECTION,...] [--systems module,baseline,...]
+//            [--pw14-prefix DIR] [--pw14-module-dir DIR]
 //            [--hl-trials N] [--duck-trials N] [--interrupt-trials N] [--notify-trials N]
 //            [--idle-seconds S] [--streams N] [--toggle-events N] [--churn-seconds S]
 //            [--churn-rate R] [--churn-live N] [--command TEXT]
@@ -44,7 +50,10 @@ func optDouble(_ k: String, _ full: Double, _ q: Double) -> Double { opts[k].fla
 
 let outDir = opts["out"] ?? "bench-out"
 let sections = Set((opts["only"] ?? "idle,headphones,duck,interrupt,notify,streams,cpu,churn").split(separator: ",").map(String.init))
-let systems = (opts["systems"] ?? "module,baseline").split(separator: ",").map(String.init)
+let pw14Prefix = opts["pw14-prefix"] ?? ProcessInfo.processInfo.environment["AUDIO_SESSION_PIPEWIRE_PREFIX"]
+let pw14ModuleDir = opts["pw14-module-dir"]
+let systems = (opts["systems"] ?? (pw14Prefix == nil ? "module,baseline" : "module,baseline,module-pw1.4,baseline-pw1.4"))
+    .split(separator: ",").map(String.init)
 let hlTrials = optInt("hl-trials", 100, 5)
 let hlSettle = optDouble("hl-settle", 0.1, 0.1)
 let duckTrials = optInt("duck-trials", 10, 2)
@@ -130,23 +139,46 @@ final class Box<T>: @unchecked Sendable {
 final class Runner: @unchecked Sendable {
     let system: String
     let module: Bool
+    let options: SandboxOptions
     var sandbox: Sandbox?
     let result: Box<SystemResult>
     let started = Date()
 
     init(system: String) {
         self.system = system
-        module = system == "module"
-        result = Box(SystemResult(system: system, description: module ?
-            "PipeWire 0.3.65 + WirePlumber 0.4.13 + libpipewire-module-audio-session" :
-            "stock PipeWire 0.3.65 + WirePlumber 0.4.13 (sandbox --no-module)"))
+        module = system.hasPrefix("module")
+        let onTree = system.hasSuffix("-pw1.4")
+        var description = module ? "PipeWire 0.3.65 + WirePlumber 0.4.13 + libpipewire-module-audio-session" :
+            "stock PipeWire 0.3.65 + WirePlumber 0.4.13 (sandbox --no-module)"
+        var options = SandboxOptions(loadModule: module, pipewire: .system)
+        var setupError: String?
+        if onTree {
+            description = module ? "PipeWire 1.4 + WirePlumber 0.5 + libpipewire-module-audio-session" :
+                "stock PipeWire 1.4 + WirePlumber 0.5 (sandbox --no-module)"
+            if let prefix = pw14Prefix {
+                do { options.pipewire = try PipeWireInstall(prefix: prefix) } catch { setupError = "\(error)" }
+            } else {
+                setupError = "no PipeWire 1.4 tree: pass --pw14-prefix (scripts/pipewire-tree.sh makes one)"
+            }
+            if module {
+                if let dir = pw14ModuleDir { options.moduleDirectory = dir } else {
+                    setupError = setupError ?? "no module built against PipeWire 1.4: pass --pw14-module-dir"
+                }
+            }
+        }
+        self.options = options
+        result = Box(SystemResult(system: system, description: description, sandboxError: setupError))
     }
 
     func start() {
         let t0 = Date()
         progress("== \(system): starting the sandbox")
+        if let e = result.get.sandboxError {
+            progress("   \(system): not run: \(e)")
+            return
+        }
         do {
-            sandbox = try Sandbox.start(SandboxOptions(loadModule: module))
+            sandbox = try Sandbox.start(options)
             let dt = Date().timeIntervalSince(t0)
             result.update { $0.sandboxStartSeconds = dt }
         } catch {
@@ -164,7 +196,7 @@ final class Runner: @unchecked Sendable {
         progress("   \(system): a daemon exited: \(dead.joined(separator: ", ")); restarting the sandbox")
         result.update { $0.daemonRestarts += 1 }
         s.stop()
-        sandbox = try? Sandbox.start(SandboxOptions(loadModule: module))
+        sandbox = try? Sandbox.start(options)
         return sandbox
     }
 
@@ -217,7 +249,7 @@ progress("sections: \(sections.sorted().joined(separator: ",")); systems: \(syst
 // Phase 1, both sandboxes at once: start, idle cost (each daemon's own counters), headphone loss
 // (each trial waits on its own graph; the two systems' trials run side by side).
 concurrently { r in r.start() }
-if let m = runners.first(where: \.module)?.sandbox { results.modulePath = m.modulePath }
+if let m = runners.first(where: { $0.system == "module" })?.sandbox { results.modulePath = m.modulePath }
 concurrently { r in
     r.section("idle") { s, res in
         res.idle = DaemonCost.idle(s, seconds: idleSeconds)

@@ -1,0 +1,98 @@
+"""The BENCHMARKS.md section that sets every measured system side by side: the
+module and stock on PipeWire 0.3.65 + WirePlumber 0.4, the same on PipeWire 1.4 +
+WirePlumber 0.5, and (when measured) WirePlumber 0.5's own role-based policy."""
+
+ORDER = ["module", "baseline", "module-pw1.4", "baseline-pw1.4", "peer-pw1.4"]
+RAMP_MS = 250.0
+RATE = 48000.0
+
+
+def _num(x):
+    return x if isinstance(x, (int, float)) else None
+
+
+def _fmt(x, digits=1):
+    x = _num(x)
+    return "—" if x is None else f"{x:,.{digits}f}"
+
+
+def _median(stats):
+    return _num((stats or {}).get("median"))
+
+
+def headphone_cell(system):
+    """'0/300 leaked; median 0 samples' over every client of the system."""
+    clients = system.get("headphoneLoss") or []
+    trials = sum(len(c.get("leakedSamples") or []) for c in clients)
+    if trials == 0:
+        return "—"
+    clean = sum(c.get("zeroLeakTrials", 0) for c in clients)
+    medians = [_median(c.get("leaked")) for c in clients if _median(c.get("leaked")) is not None]
+    worst = max(medians) if medians else None
+    return f"{clean}/{trials} without a leak; median leak {_fmt(worst, 0)} samples (worst client)"
+
+
+def duck_cells(system):
+    d = system.get("duck") or {}
+    ok = [t for t in d.get("trials") or [] if t.get("ok")]
+    if not ok:
+        return ["—", "—", "—"]
+    steps = [_num((d.get(k) or {}).get("max")) for k in ("stepDownDb", "stepUpDb")]
+    steps = [s for s in steps if s is not None]
+    return [f"{d.get('reachedCount', 0)}/{len(ok)}, {_fmt(_median(d.get('reachedMs')))} ms",
+            _fmt(max(steps) if steps else None, 2),
+            _fmt(_median(d.get("levelErrorDb")), 2)]
+
+
+def interrupt_cells(system):
+    r = system.get("interrupt") or {}
+    ok = [t for t in r.get("trials") or [] if t.get("ok")]
+    if not ok:
+        return ["—", "—"]
+    return [f"{r.get('pausedCount', 0)}/{len(ok)}, {_fmt(_median(r.get('pauseMs')))} ms",
+            f"{r.get('resumedCount', 0)}/{len(ok)}, {_fmt(_median(r.get('resumeMs')))} ms"]
+
+
+def section(res):
+    """Markdown lines, or [] when only one PipeWire generation was measured."""
+    by_name = {s["system"]: s for s in res.get("systems", [])}
+    names = [n for n in ORDER if n in by_name] + [n for n in by_name if n not in ORDER]
+    if not any(n.endswith("-pw1.4") for n in names):
+        return []
+    L = ["## Both PipeWire generations side by side", "",
+         "Every system measured in this run, on the same machine and with the same scenarios as above. "
+         "`-pw1.4` systems run PipeWire 1.4.2 + WirePlumber 0.5.8 from Debian's bookworm-backports packages, unpacked "
+         "into a private tree (`scripts/pipewire-tree.sh`), with the module built against that tree's headers. "
+         f"The duck target is the ramp ({RAMP_MS:.0f} ms) plus one graph cycle: "
+         f"{RAMP_MS + 1024 / RATE * 1000:.0f} ms at a 1024-sample quantum, "
+         f"{RAMP_MS + 2048 / RATE * 1000:.0f} ms at 2048; no step may exceed 3 dB.", "",
+         "| system | headphone loss | duck reached | largest step (dB) | duck level error (dB) | call: music paused | call over: music resumed | sandbox |",
+         "|---|---|---|---|---|---|---|---|"]
+    for n in names:
+        s = by_name[n]
+        err = s.get("sandboxError")
+        L.append(f"| {n} ({s.get('description', '')}) | {headphone_cell(s)} | "
+                 + " | ".join(duck_cells(s)) + " | " + " | ".join(interrupt_cells(s))
+                 + f" | {'not run: `' + err + '`' if err else 'ok'} |")
+    L.append("")
+    mod, base = by_name.get("module-pw1.4") or {}, by_name.get("baseline-pw1.4") or {}
+    ml = [_median(c.get("leaked")) for c in mod.get("headphoneLoss") or []]
+    bl = [_median(c.get("leaked")) for c in base.get("headphoneLoss") or []]
+    if ml and bl and all(x is not None for x in ml + bl):
+        L.append(f"On PipeWire 1.4 the module leaks a median of {_fmt(max(ml), 0)} samples per unplug where stock "
+                 f"WirePlumber 0.5 leaks {_fmt(min(bl), 0)}–{_fmt(max(bl), 0)}.")
+        L.append("")
+    return L
+
+
+def readme_lines(res):
+    """The README summary's lines for PipeWire 1.4 (none when it was not measured)."""
+    by_name = {s["system"]: s for s in res.get("systems", [])}
+    mod, base = by_name.get("module-pw1.4"), by_name.get("baseline-pw1.4")
+    if not mod or mod.get("sandboxError"):
+        return []
+    out = [f"- On PipeWire 1.4 + WirePlumber 0.5: headphone loss {headphone_cell(mod)}"
+           + (f" (stock: {headphone_cell(base)})" if base else "")
+           + f"; duck reached {duck_cells(mod)[0]}, largest step {duck_cells(mod)[1]} dB;"
+           + f" call: music paused {interrupt_cells(mod)[0]}, resumed {interrupt_cells(mod)[1]}."]
+    return out
