@@ -34,7 +34,19 @@ extension Integration {
             let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
                 // WirePlumber 0.4: a line per value (`…Music:volume=…`); 0.5: one JSON object (`…Music={…}`).
                 .filter { $0.hasPrefix("Output/Audio:media.role:Music:") || $0.hasPrefix("Output/Audio:media.role:Music=") }
+                .map(normalizedStateLine)
             return lines.isEmpty ? nil : Data(lines.joined(separator: "\n").utf8)
+        }
+
+        /// WirePlumber 0.5 writes a stream's values as a JSON object whose key order changes
+        /// from one save to the next: the object with sorted keys, so equal values compare equal.
+        static func normalizedStateLine(_ line: Substring) -> String {
+            guard let eq = line.firstIndex(of: "="), line[line.index(after: eq)...].hasPrefix("{"),
+                  let object = try? JSONSerialization.jsonObject(with: Data(line[line.index(after: eq)...].utf8)),
+                  let sorted = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+                return String(line)
+            }
+            return String(line[...eq]) + String(decoding: sorted, as: UTF8.self)
         }
 
         /// Plays music, waits for its level, plays `prompt`, waits for the duck and its end;
