@@ -59,7 +59,10 @@ let package = Package(
         // make bench: the daemon-level measurements, module vs stock WirePlumber.
         .executableTarget(
             name: "audio-session-bench",
-            dependencies: ["Sandbox", "AudioSession", "SessionPolicy"]
+            dependencies: [
+                "Sandbox", "AudioSession", "SessionPolicy",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
 
         .testTarget(

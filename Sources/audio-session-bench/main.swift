@@ -6,11 +6,7 @@
 // `baseline-pw1.4` the PipeWire tree given with --pw14-prefix (scripts/pipewire-tree.sh),
 // the module from --pw14-module-dir (built against that tree's headers).
 //
-// Usage: audio-session-bench [--out DIR] [--quick] [--only SECTION,...] [--systems module,baseline,...]
-//            [--pw14-prefix DIR] [--pw14-module-dir DIR]
-//            [--hl-trials N] [--duck-trials N] [--interrupt-trials N] [--notify-trials N]
-//            [--idle-seconds S] [--streams N] [--toggle-events N] [--churn-seconds S]
-//            [--churn-rate R] [--churn-live N] [--command TEXT]
+// Usage: audio-session-bench --help (BenchOptions.swift).
 // Writes DIR/results.json (default bench-out/). scripts/bench.sh runs it, then
 // scripts/plot.py turns the JSON into BENCHMARKS.md and docs/bench/*.png.
 //
@@ -27,47 +23,28 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "helper" {
 
 // MARK: Options
 
-let (opts, flags): ([String: String], Set<String>) = {
-    var opts: [String: String] = [:]
-    var flags = Set<String>()
-    var i = 1
-    let args = CommandLine.arguments
-    while i < args.count {
-        let a = args[i]
-        if a.hasPrefix("--"), i + 1 < args.count, !args[i + 1].hasPrefix("--"), !["--quick"].contains(a) {
-            opts[String(a.dropFirst(2))] = args[i + 1]
-            i += 2
-        } else {
-            flags.insert(String(a.dropFirst(2)))
-            i += 1
-        }
-    }
-    return (opts, flags)
-}()
-let quick = flags.contains("quick")
-func optInt(_ k: String, _ full: Int, _ q: Int) -> Int { opts[k].flatMap(Int.init) ?? (quick ? q : full) }
-func optDouble(_ k: String, _ full: Double, _ q: Double) -> Double { opts[k].flatMap(Double.init) ?? (quick ? q : full) }
-
-let outDir = opts["out"] ?? "bench-out"
-let sections = Set((opts["only"] ?? "idle,headphones,duck,interrupt,notify,streams,cpu,churn").split(separator: ",").map(String.init))
-let pw14Prefix = opts["pw14-prefix"] ?? ProcessInfo.processInfo.environment["AUDIO_SESSION_PIPEWIRE_PREFIX"]
-let pw14ModuleDir = opts["pw14-module-dir"]
-let systems = (opts["systems"] ?? (pw14Prefix == nil ? "module,baseline" : "module,baseline,module-pw1.4,baseline-pw1.4"))
+let options = BenchOptions.parseOrExit()
+let quick = options.quick
+let outDir = options.out
+let sections = Set(options.only.split(separator: ",").map(String.init))
+let pw14Prefix = options.pw14Prefix ?? ProcessInfo.processInfo.environment["AUDIO_SESSION_PIPEWIRE_PREFIX"]
+let pw14ModuleDir = options.pw14ModuleDir
+let systems = (options.systems ?? (pw14Prefix == nil ? "module,baseline" : "module,baseline,module-pw1.4,baseline-pw1.4"))
     .split(separator: ",").map(String.init)
-let hlTrials = optInt("hl-trials", 100, 5)
-let hlSettle = optDouble("hl-settle", 0.1, 0.1)
-let duckTrials = optInt("duck-trials", 10, 2)
-let baselineDuckTrials = optInt("baseline-duck-trials", 5, 2)
-let interruptTrials = optInt("interrupt-trials", 10, 2)
-let baselineInterruptTrials = optInt("baseline-interrupt-trials", 5, 2)
-let notifyTrials = optInt("notify-trials", 200, 20)
-let idleSeconds = optDouble("idle-seconds", 20, 5)
-let streamCount = optInt("streams", 200, 50)
-let toggleEvents = optInt("toggle-events", 2000, 400)
-let toggleRate = optDouble("toggle-rate", 200, 200)
-let churnSeconds = optDouble("churn-seconds", 60, 10)
-let churnRate = optDouble("churn-rate", 50, 50)
-let churnLive = optInt("churn-live", 200, 50)
+let hlTrials = options.pick(options.hlTrials, 100, 5)
+let hlSettle = options.pick(options.hlSettle, 0.1, 0.1)
+let duckTrials = options.pick(options.duckTrials, 10, 2)
+let baselineDuckTrials = options.pick(options.baselineDuckTrials, 5, 2)
+let interruptTrials = options.pick(options.interruptTrials, 10, 2)
+let baselineInterruptTrials = options.pick(options.baselineInterruptTrials, 5, 2)
+let notifyTrials = options.pick(options.notifyTrials, 200, 20)
+let idleSeconds = options.pick(options.idleSeconds, 20, 5)
+let streamCount = options.pick(options.streams, 200, 50)
+let toggleEvents = options.pick(options.toggleEvents, 2000, 400)
+let toggleRate = options.pick(options.toggleRate, 200, 200)
+let churnSeconds = options.pick(options.churnSeconds, 60, 10)
+let churnRate = options.pick(options.churnRate, 50, 50)
+let churnLive = options.pick(options.churnLive, 200, 50)
 
 // MARK: Results
 
@@ -103,7 +80,7 @@ struct Results: Codable {
 }
 
 var results = Results(
-    machine: Machine.collect(command: opts["command"] ?? "make bench"),
+    machine: Machine.collect(command: options.command),
     parameters: Parameters(hlTrials: hlTrials, hlSettle: hlSettle, duckTrials: duckTrials, baselineDuckTrials: baselineDuckTrials,
                            interruptTrials: interruptTrials, baselineInterruptTrials: baselineInterruptTrials,
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,

@@ -1,0 +1,68 @@
+import ArgumentParser
+
+/// The command line of `audio-session-bench` (make bench runs it through scripts/bench.sh).
+/// A count or time left out takes its full-run default, or its `--quick` one.
+struct BenchOptions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audio-session-bench",
+        abstract: "Measure the audio-session module against stock WirePlumber in private headless sandboxes.",
+        discussion: """
+        Systems: `module` and `baseline` (stock, no module) run the system's PipeWire; \
+        `module-pw1.4` and `baseline-pw1.4` run the PipeWire tree given with --pw14-prefix \
+        (scripts/pipewire-tree.sh makes one), the module from --pw14-module-dir, built against \
+        that tree's headers. Writes OUT/results.json; scripts/plot.py turns it into \
+        BENCHMARKS.md and the plots.
+
+        Examples:
+          audio-session-bench --quick --out /tmp/b
+          audio-session-bench --only headphones,duck --systems module,baseline --hl-trials 20
+        """
+    )
+
+    @Option(help: ArgumentHelp("Where results.json goes.", valueName: "dir"))
+    var out = "bench-out"
+    @Flag(help: "Few trials and short windows: a quick look, not figures to publish.")
+    var quick = false
+    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, churn.", valueName: "list"))
+    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,churn"
+    @Option(help: ArgumentHelp("Systems to measure, comma separated (default: module,baseline, and the -pw1.4 pair when a tree is given).", valueName: "list"))
+    var systems: String?
+    @Option(name: .customLong("pw14-prefix"), help: ArgumentHelp("The PipeWire 1.4 tree (default: AUDIO_SESSION_PIPEWIRE_PREFIX).", valueName: "dir"))
+    var pw14Prefix: String?
+    @Option(name: .customLong("pw14-module-dir"), help: ArgumentHelp("The module built against the PipeWire 1.4 tree.", valueName: "dir"))
+    var pw14ModuleDir: String?
+    @Option(help: ArgumentHelp("The command that ran the bench, for the report.", valueName: "text"))
+    var command = "make bench"
+
+    @Option(name: .customLong("hl-trials"), help: "Headphone-loss trials per client and system (100; quick 5).")
+    var hlTrials: Int?
+    @Option(name: .customLong("hl-settle"), help: "Seconds the player plays before the unplug (0.1).")
+    var hlSettle: Double?
+    @Option(name: .customLong("duck-trials"), help: "Duck trials with the module (10; quick 2).")
+    var duckTrials: Int?
+    @Option(name: .customLong("baseline-duck-trials"), help: "Duck trials without it (5; quick 2).")
+    var baselineDuckTrials: Int?
+    @Option(name: .customLong("interrupt-trials"), help: "Call trials with the module (10; quick 2).")
+    var interruptTrials: Int?
+    @Option(name: .customLong("baseline-interrupt-trials"), help: "Call trials without it (5; quick 2).")
+    var baselineInterruptTrials: Int?
+    @Option(name: .customLong("notify-trials"), help: "Notification latency samples (200; quick 20).")
+    var notifyTrials: Int?
+    @Option(name: .customLong("idle-seconds"), help: "Idle window in seconds (20; quick 5).")
+    var idleSeconds: Double?
+    @Option(help: "Streams for the memory section (200; quick 50).")
+    var streams: Int?
+    @Option(name: .customLong("toggle-events"), help: "Pause/resume events for the CPU section (2000; quick 400).")
+    var toggleEvents: Int?
+    @Option(name: .customLong("toggle-rate"), help: "Pause/resume events per second (200).")
+    var toggleRate: Double?
+    @Option(name: .customLong("churn-seconds"), help: "Length of the churn in seconds (60; quick 10).")
+    var churnSeconds: Double?
+    @Option(name: .customLong("churn-rate"), help: "Streams created per second during the churn (50).")
+    var churnRate: Double?
+    @Option(name: .customLong("churn-live"), help: "Streams alive at once during the churn (200; quick 50).")
+    var churnLive: Int?
+
+    /// `value`, else the full or the quick default.
+    func pick<T>(_ value: T?, _ full: T, _ quickDefault: T) -> T { value ?? (quick ? quickDefault : full) }
+}
