@@ -230,6 +230,21 @@ def met(ok):
     return "**met**" if ok is True else ("**missed**" if ok is False else "not measured")
 
 
+def added_daemon_memory(mod, base):
+    """What the module adds to the daemon's memory, the one figure BENCHMARKS.md and the
+    README both show: (idle MiB, MiB with the streams or None, what was measured, the
+    baseline's idle MiB), or None. RSS without shared buffers where measured: VmRSS also
+    counts the streams' shared buffers, whose resident pages differ from run to run."""
+    i, ib = mod.get("idle") or {}, base.get("idle") or {}
+    s_, sb = mod.get("streams") or {}, base.get("streams") or {}
+    for key, measure in (("rssNoShmemKiB", "RSS without shared buffers"), ("rssKiB", "VmRSS")):
+        if num(i.get(key)) and num(ib.get(key)):
+            idle = (i[key] - ib[key]) / 1024
+            streams = (s_[key] - sb[key]) / 1024 if num(s_.get(key)) and num(sb.get(key)) else None
+            return idle, streams, measure, ib[key] / 1024
+    return None
+
+
 def build_markdown(res, policy, plots, wall):
     sy = systems(res)
     mod, base = sy.get("module") or {}, sy.get("baseline") or {}
@@ -307,24 +322,13 @@ def build_markdown(res, policy, plots, wall):
               f"{worst['p99_ns'] / 1000:.2f} µs | — | {met(all(r['p99_ns'] < 10_000 for r in rows))} |")
     i, ib = mod.get("idle") or {}, base.get("idle") or {}
     s_, sb = mod.get("streams") or {}, base.get("streams") or {}
-    if num(i.get("rssNoShmemKiB")) and num(ib.get("rssNoShmemKiB")):
-        # Without RssShmem: VmRSS also counts the streams' shared buffers, whose resident
-        # pages differ from run to run (section 6); the module's code and heap are kept.
-        added = (i["rssNoShmemKiB"] - ib["rssNoShmemKiB"]) / 1024
-        added200 = ((s_.get("rssNoShmemKiB") or 0) - (sb.get("rssNoShmemKiB") or 0)) / 1024 \
-            if s_.get("rssNoShmemKiB") and sb.get("rssNoShmemKiB") else None
-        worst = max(added, added200 if added200 is not None else added)
-        w(f"| under 8 MB added to the daemon | {added:+.1f} MiB idle"
-          + (f", {added200:+.1f} MiB with {p['streams']} streams" if added200 is not None else "")
-          + " (RSS without shared buffers)"
-          + f" | {ib['rssNoShmemKiB'] / 1024:.1f} MiB idle | {met(worst * 1.048576 < 8)} |")
-    elif num(i.get("rssKiB")) and num(ib.get("rssKiB")):
-        added = (i["rssKiB"] - ib["rssKiB"]) / 1024
-        added200 = ((s_.get("rssKiB") or 0) - (sb.get("rssKiB") or 0)) / 1024 if s_.get("rssKiB") and sb.get("rssKiB") else None
-        worst = max(added, added200 if added200 is not None else added)
-        w(f"| under 8 MB added to the daemon | +{added:.1f} MiB idle"
-          + (f", +{added200:.1f} MiB with {p['streams']} streams" if added200 is not None else "")
-          + f" | {ib['rssKiB'] / 1024:.1f} MiB idle | {met(worst * 1.048576 < 8)} |")
+    added = added_daemon_memory(mod, base)
+    if added:
+        idle_mib, streams_mib, measure, base_idle_mib = added
+        worst = max(idle_mib, streams_mib if streams_mib is not None else idle_mib)
+        w(f"| under 8 MB added to the daemon | {idle_mib:+.1f} MiB idle"
+          + (f", {streams_mib:+.1f} MiB with {p['streams']} streams" if streams_mib is not None else "")
+          + f" ({measure}) | {base_idle_mib:.1f} MiB idle | {met(worst * 1.048576 < 8)} |")
     if num(i.get("wakeupsPerMinute")) is not None:
         w(f"| zero idle wake-ups | {i['wakeupsPerMinute']:.1f} per minute | {f(ib.get('wakeupsPerMinute'))} per minute | "
           f"{met(i['wakeupsPerMinute'] == 0)} |")
@@ -374,7 +378,7 @@ def build_markdown(res, policy, plots, wall):
         w("")
 
     # 2 ducking
-    w("## 2. Ducking (R3, S4, SPEC 12)")
+    w("## 2. Ducking (R3, S4, policy §12)")
     w("")
     w("Music (`pw-play --media-role Music`, 375 Hz) plays on the headphones; a 1 s navigation prompt "
       f"(`{(d or db).get('promptCommand', 'pw-play --media-role Navigation prompt.wav')}`, 1500 Hz) plays on the same "
@@ -668,8 +672,9 @@ def readme_section(res, policy, wall):
             out.append(f"- Policy core at 1,000 sessions, slowest workload ({worst['workload']}): p50 "
                        f"{worst['median_ns'] / 1000:.2f} µs, p99 {worst['p99_ns'] / 1000:.2f} µs per decision.")
     i, ib = mod.get("idle") or {}, base.get("idle") or {}
-    if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
-        out.append(f"- Daemon: +{(i['rssKiB'] - ib['rssKiB']) / 1024:.1f} MiB RSS idle, "
+    added = added_daemon_memory(mod, base)
+    if added:
+        out.append(f"- Daemon: {added[0]:+.1f} MiB idle ({added[2]}), "
                    f"{f(i.get('wakeupsPerMinute'))} idle wake-ups per minute (stock {f(ib.get('wakeupsPerMinute'))}).")
     out.extend(bench_generations.readme_lines(res))
     out.append("")
