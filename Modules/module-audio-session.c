@@ -189,9 +189,11 @@ struct impl {
 	struct spa_hook context_listener;
 
 	struct pw_properties *args;
-	struct pw_impl_metadata *metadata;
+	struct pw_impl_metadata *metadata;	/**< NULL between its destruction and recreation */
+	struct spa_hook metadata_listener;
 	struct spa_hook metadata_global_listener;
 	uint32_t metadata_id;
+	struct spa_source *recreate_event;	/**< creates the metadata again after a client destroyed it */
 
 	struct as_gains gains;
 	as_core *core;
@@ -808,7 +810,7 @@ static const struct pw_context_events context_events = {
 static int add_existing(void *data, struct pw_global *global)
 {
 	struct impl *impl = data;
-	if (global != pw_impl_metadata_get_global(impl->metadata))
+	if (impl->metadata == NULL || global != pw_impl_metadata_get_global(impl->metadata))
 		context_global_added(impl, global);
 	return 0;
 }
@@ -834,6 +836,35 @@ static const struct pw_global_events metadata_global_events = {
 	.permissions_changed = metadata_permissions_changed,
 };
 
+/** Stops listening to the metadata and forgets it; it is not destroyed here. */
+static void metadata_forget(struct impl *impl)
+{
+	if (impl->metadata == NULL)
+		return;
+	spa_hook_remove(&impl->metadata_listener);
+	spa_hook_remove(&impl->metadata_global_listener);
+	impl->metadata = NULL;
+	impl->metadata_id = SPA_ID_INVALID;
+}
+
+/* Any client with R|X on the metadata can destroy it (a registry destroy needs no
+ * W). The object is gone once this returns: drop every pointer into it now and
+ * create a new one on the loop's next turn, not from inside its destruction. */
+static void metadata_destroy(void *data)
+{
+	struct impl *impl = data;
+
+	pw_log_warn("metadata %s (id %u) was destroyed: creating it again", METADATA_NAME, impl->metadata_id);
+	metadata_forget(impl);
+	if (impl->recreate_event != NULL)
+		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->recreate_event);
+}
+
+static const struct pw_impl_metadata_events metadata_events = {
+	PW_VERSION_IMPL_METADATA_EVENTS,
+	.destroy = metadata_destroy,
+};
+
 static int create_metadata(struct impl *impl)
 {
 	struct pw_properties *props;
@@ -846,12 +877,36 @@ static int create_metadata(struct impl *impl)
 	impl->metadata = pw_context_create_metadata(impl->context, METADATA_NAME, props, 0);
 	if (impl->metadata == NULL)
 		return -errno;
-	if ((res = pw_impl_metadata_register(impl->metadata, NULL)) < 0)
+	pw_impl_metadata_add_listener(impl->metadata, &impl->metadata_listener, &metadata_events, impl);
+	if ((res = pw_impl_metadata_register(impl->metadata, NULL)) < 0) {
+		spa_hook_remove(&impl->metadata_listener);
+		pw_impl_metadata_destroy(impl->metadata);
+		impl->metadata = NULL;
 		return res;
+	}
 	global = pw_impl_metadata_get_global(impl->metadata);
 	impl->metadata_id = pw_global_get_id(global);
 	pw_global_add_listener(global, &impl->metadata_global_listener, &metadata_global_events, impl);
 	return 0;
+}
+
+/** The metadata again, read-only for every client, with the current state in it. */
+static void on_recreate_metadata(void *data, uint64_t count)
+{
+	struct impl *impl = data;
+	struct client_entry *c;
+	int res;
+
+	if (impl->metadata != NULL || impl->core == NULL)
+		return;
+	if ((res = create_metadata(impl)) < 0) {
+		pw_log_error("can't create metadata %s again: %s", METADATA_NAME, spa_strerror(res));
+		return;
+	}
+	spa_list_for_each(c, &impl->clients, link)
+		restrict_metadata(impl, c->client);
+	as_core_republish(impl->core);
+	pw_log_info("metadata %s is back (id %u)", METADATA_NAME, impl->metadata_id);
 }
 
 /* ---- the module ------------------------------------------------------------ */
@@ -876,11 +931,14 @@ static void impl_destroy(struct impl *impl)
 	as_gains_clear(&impl->gains);
 	if (impl->flush_event)
 		pw_loop_destroy_source(pw_context_get_main_loop(impl->context), impl->flush_event);
+	if (impl->recreate_event)
+		pw_loop_destroy_source(pw_context_get_main_loop(impl->context), impl->recreate_event);
 	if (impl->core)
 		as_core_free(impl->core);
 	if (impl->metadata) {
-		spa_hook_remove(&impl->metadata_global_listener);
-		pw_impl_metadata_destroy(impl->metadata);
+		struct pw_impl_metadata *metadata = impl->metadata;
+		metadata_forget(impl);
+		pw_impl_metadata_destroy(metadata);
 	}
 	pw_properties_free(impl->args);
 	free(impl);
@@ -936,7 +994,8 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 	if ((res = as_gains_init(&impl->gains, pw_context_get_main_loop(context))) < 0)
 		goto error;
 	impl->flush_event = pw_loop_add_event(pw_context_get_main_loop(context), on_flush, impl);
-	if (impl->flush_event == NULL) {
+	impl->recreate_event = pw_loop_add_event(pw_context_get_main_loop(context), on_recreate_metadata, impl);
+	if (impl->flush_event == NULL || impl->recreate_event == NULL) {
 		res = -errno;
 		goto error;
 	}

@@ -132,6 +132,11 @@ public func as_core_flush(_ p: OpaquePointer?) {
     core(p)?.flush()
 }
 
+@_cdecl("as_core_republish")
+public func as_core_republish(_ p: OpaquePointer?) {
+    core(p)?.republish()
+}
+
 @_cdecl("as_core_endpoint_port_lost")
 public func as_core_endpoint_port_lost(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.endpointPortLost(NodeID(id)))

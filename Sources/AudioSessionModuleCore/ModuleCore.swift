@@ -68,6 +68,14 @@ public final class ModuleCore {
         for held in batch { decide(held.event) }
     }
 
+    /// Publishes the current state again (the global state and every session's) into a
+    /// metadata object that was created anew after the previous one was destroyed.
+    /// Held property changes are decided first, so the state written is the settled one.
+    public func republish() {
+        flush()
+        for effect in policy.publishedState() { run(effect) }
+    }
+
     /// How many property changes wait for `flush()`.
     public var pendingChangeCount: Int { pendingChanges.count }
 

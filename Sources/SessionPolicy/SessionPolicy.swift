@@ -162,6 +162,17 @@ public struct SessionPolicy: Sendable {
         return copy.globalSnapshot()
     }
 
+    /// What is published now, as the effects that publish it: the global state, then every
+    /// session's, in session order. For a module whose metadata object was destroyed and
+    /// created again: the new object starts empty and must carry the same state.
+    public func publishedState() -> [Effect] {
+        var out: [Effect] = [.publishGlobal(lastGlobal ?? global)]
+        for s in published.keys.sorted() {
+            if let snap = published[s] { out.append(.publishSession(s, snap)) }
+        }
+        return out
+    }
+
     /// The end of every event: membership of the derived sets, gains, hints, publishing.
     mutating func finish() {
         for s in touched { updateMembership(s) }

@@ -93,6 +93,11 @@ void as_core_free(as_core *core);
 /** Decides the property changes held since schedule_flush() was called. */
 void as_core_flush(as_core *core);
 
+/** Publishes the current state again (global state, then every session's) through the
+ * publish effect: for a metadata object created anew after the previous one was destroyed.
+ * Decides held property changes first. */
+void as_core_republish(as_core *core);
+
 /* Clients (one connection each). Properties are the full current set. */
 void as_core_client_added(as_core *core, uint32_t client_id, const struct as_props *props);
 void as_core_client_changed(as_core *core, uint32_t client_id, const struct as_props *props);

@@ -1,0 +1,108 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    /// Whatever a client does, the daemon that hosts the policy keeps running (SPEC 9:
+    /// bad input never stops the policy): objects of the module that clients can remove,
+    /// clients that declare more than any real program would.
+    @Suite(.serialized)
+    struct DaemonSurvivalTests {
+        /// The pipewire daemon of the sandbox.
+        static func pipewirePID(_ sandbox: Sandbox) throws -> Int32 {
+            guard let p = sandbox.daemonProcesses.first(where: { $0.name == "pipewire" }) else {
+                throw TestFailure("no pipewire daemon in the sandbox")
+            }
+            return p.pid
+        }
+
+        /// The global id and serial of the `audio-session` metadata, nil while there is none.
+        /// (A new object may get the old id again; its serial is new.)
+        static func metadata(_ sandbox: Sandbox) throws -> (id: Int, serial: Int)? {
+            let object = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Metadata").first {
+                (($0["props"] as? [String: Any])?["metadata.name"] as? String) == "audio-session"
+            }
+            guard let o = object, let id = o["id"] as? Int,
+                  let serial = Graph.int((o["props"] as? [String: Any])?["object.serial"]) else { return nil }
+            return (id, serial)
+        }
+
+        /// A client configuration whose connections say `pipewire.access = restricted`: the
+        /// system's client.conf with that context property. The access module of 0.3.65
+        /// keeps an access a client brings ("has already access") and WirePlumber grants
+        /// restricted clients R|X only.
+        static func restrictedClientConfig(_ sandbox: Sandbox) throws -> String {
+            let system = try String(contentsOfFile: "/usr/share/pipewire/client.conf", encoding: .utf8)
+            guard let r = system.range(of: "context.properties = {") else {
+                throw TestFailure("no context.properties in /usr/share/pipewire/client.conf")
+            }
+            let path = sandbox.directory + "/tmp/restricted-client.conf"
+            try system.replacingCharacters(in: r, with: "context.properties = { pipewire.access = restricted")
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+
+        /// Destroys the metadata with `pw-cli destroy` run in `environment`; waits until the
+        /// module has created it again (a new global) with the global state in it.
+        static func destroyMetadata(_ sandbox: Sandbox, environment: [String: String] = [:], as who: String) throws {
+            guard let old = try metadata(sandbox) else { throw TestFailure("no audio-session metadata") }
+            let r = try sandbox.run(["pw-cli", "destroy", String(old.id)], environment: environment, timeout: 10)
+            try sandbox.waitUntil(timeout: 10, "the metadata to be created again after \(who) destroyed it (pw-cli: \(r.stdout) \(r.stderr))") {
+                guard let now = try metadata(sandbox), now.serial != old.serial else { return false }
+                return try sandbox.sessionMetadata().contains { $0.subject == 0 && $0.key == "audio-session.global" }
+            }
+        }
+
+        @Test func aClientThatDestroysThePolicyMetadataDoesNotTakeTheDaemonDown() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let pid = try Self.pipewirePID(sandbox)
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let prompt = try tone(in: sandbox, seconds: 1.5, frequency: 880, name: "prompt.wav")
+            let call = try tone(in: sandbox, seconds: 1.5, frequency: 660, name: "call.wav")
+
+            // An ordinary client, then a restricted one (R|X on the metadata only).
+            try Self.destroyMetadata(sandbox, as: "an ordinary client")
+            let restricted = ["PIPEWIRE_CONFIG_NAME": try Self.restrictedClientConfig(sandbox)]
+            let probe = try sandbox.spawn(["sh", "-c", "exec sleep 30 | pw-cli"], environment: restricted)
+            defer { probe.terminate() }
+            try sandbox.waitUntil(timeout: 10, "the restricted pw-cli to connect") {
+                Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                    let p = ($0["info"] as? [String: Any])?["props"] as? [String: Any]
+                    return p?["application.name"] as? String == "pw-cli" && p?["pipewire.access"] as? String == "restricted"
+                }
+            }
+            probe.terminate()
+            try Self.destroyMetadata(sandbox, environment: restricted, as: "a restricted client")
+
+            // Play, duck, pause: every step publishes into the metadata.
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 10, "the music's session to be published") {
+                try sandbox.sessionState(subject: node)?["playing"] as? Bool == true
+            }
+            let navigation = try sandbox.spawn(["pw-play", "--media-role", "Navigation", prompt])
+            try sandbox.waitUntil(timeout: 10, "the music to be ducked") {
+                (try sandbox.sessionState(subject: node)?["duckGain"] as? Double).map { $0 < 0.99 } == true
+            }
+            try sandbox.waitUntil(timeout: 15, "the prompt to end") { !navigation.isRunning }
+            let phone = try sandbox.spawn(["pw-play", "--media-role", "Phone", call])
+            try sandbox.waitUntil(timeout: 10, "the music to be interrupted (paused)") {
+                try sandbox.sessionState(subject: node)?["interrupted"] as? Bool == true
+            }
+            try sandbox.waitUntil(timeout: 15, "the call to end") { !phone.isRunning }
+            try sandbox.waitUntil(timeout: 10, "the music to resume") {
+                try sandbox.sessionState(subject: node)?["interrupted"] as? Bool == false
+            }
+
+            let daemon = sandbox.daemonProcesses.first { $0.name == "pipewire" }
+            #expect(daemon?.isRunning == true, "pipewire exited: \(daemon?.logTail() ?? "")")
+            #expect(try Self.pipewirePID(sandbox) == pid)
+            #expect(try Self.metadata(sandbox) != nil)
+            #expect(try sandbox.sessionMetadata().contains { $0.subject == 0 && $0.key == "audio-session.global" })
+        }
+    }
+}
