@@ -110,6 +110,29 @@ final class CProps {
         }
     }
 
+    /// A metadata object created anew (a client destroyed the old one) starts empty:
+    /// `as_core_republish` writes the global state and every published session again.
+    @Test func republishWritesTheGlobalStateAndEverySessionAgain() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        CProps(["media.role": "Music"]).with { as_core_stream_added(core, 10, 5, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 10, true)
+        CProps(["audio.session.category": "playback"]).with { as_core_client_added(core, 6, $0) }
+        func published() -> [String: String] {
+            var out: [String: String] = [:]
+            for case .publish(let subject, let key, _, let value?) in effects.calls where key != "audio-session.event" {
+                out["\(subject) \(key)"] = value
+            }
+            return out
+        }
+        let before = published()
+        #expect(before.keys.sorted() == ["0 audio-session.global", "10 audio-session.session", "6 audio-session.session"])
+        effects.calls = []
+        as_core_republish(core)
+        #expect(published() == before)
+        as_core_republish(nil)
+    }
+
     @Test func nullCoreIsIgnoredByEveryEntryPoint() {
         let props = CProps(["media.role": "Music"])
         props.with { p in
