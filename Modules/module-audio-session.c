@@ -3,6 +3,7 @@
 /* SPDX-License-Identifier: MIT */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 
 #include "audio_session_core.h"
 #include "module-audio-session/gains.h"
+#include "module-audio-session/identity.h"
 #include "module-audio-session/routes.h"
 
 /** \page page_module_audio_session PipeWire Module: Audio Session
@@ -72,8 +74,17 @@
  * - `private.form-factors`: `device.form-factor` values that are private, e.g.
  *   of USB headsets (default `[ headphone headphones headset hands-free
  *   handset earbuds ]`).
- * - `call.allowed-applications`: application names that may claim call
- *   priority (default: any).
+ * - `call.allowed-applications`: the clients granted call priority (a
+ *   Phone-role stream, a playAndRecord voiceChat/videoChat declaration), named
+ *   by what the daemon knows of them: an executable path (`/usr/bin/linphone`,
+ *   read from `/proc/<pid>/exe` of `pipewire.sec.pid`), `uid:<n>`, or a Flatpak
+ *   application id. Default: every client that is not sandboxed. Sandboxed
+ *   clients (restricted by the access module, or in a Flatpak) get normal
+ *   priority for calls and alarms unless named here. See docs/trust.md.
+ * - `control.allowed-applications`: the clients that may set the global
+ *   switches (silent mode, screen lock), named the same way. Default: every
+ *   client that is not sandboxed. A switch counts only when the client sets it
+ *   in its own properties, never when another client writes them.
  * - `interrupt.denied-applications`: application names that may not interrupt
  *   others (`cannotInterruptOthers`).
  * - `legacy.resume-on-device-return`: `true` or `false` (default): resume
@@ -119,7 +130,8 @@ PW_LOG_TOPIC(mod_topic, "mod." NAME);
 			"( duck.ramp-up-ms=<ms> ) "				\
 			"( private.outputs=[ <port type> ... ] ) "		\
 			"( private.form-factors=[ <form factor> ... ] ) "	\
-			"( call.allowed-applications=[ <name> ... ] ) "	\
+			"( call.allowed-applications=[ <executable|uid:<n>|app-id> ... ] ) "	\
+			"( control.allowed-applications=[ <executable|uid:<n>|app-id> ... ] ) "	\
 			"( interrupt.denied-applications=[ <name> ... ] ) "	\
 			"( legacy.resume-on-device-return=<bool> ) "		\
 			"( alerts.prefer-no-interruptions=<mix|holdBack> ) "	\
@@ -180,6 +192,11 @@ struct client_entry {
 	struct pw_impl_client *client;
 	uint32_t id;
 	struct spa_hook listener;
+	/* The client's own client resource (PW_ID_CLIENT): the updates it sends about
+	 * itself arrive there; another client writing its properties uses its own. */
+	struct pw_resource *own;
+	struct spa_hook own_listener;		/**< the resource's methods */
+	struct spa_hook own_resource_listener;	/**< its destroy */
 };
 
 struct impl {
@@ -577,8 +594,18 @@ static void client_info_changed(void *data, const struct pw_client_info *info)
 	as_core_client_changed(c->impl->core, c->id, &props);
 }
 
+static void client_unwatch_own(struct client_entry *c)
+{
+	if (c->own == NULL)
+		return;
+	spa_hook_remove(&c->own_listener);
+	spa_hook_remove(&c->own_resource_listener);
+	c->own = NULL;
+}
+
 static void client_forget(struct client_entry *c)
 {
+	client_unwatch_own(c);
 	spa_hook_remove(&c->listener);
 	spa_list_remove(&c->link);
 	free(c);
@@ -591,10 +618,54 @@ static void client_destroy(void *data)
 	client_forget(c);
 }
 
+/* Runs after the daemon applied the update (its listener was added first). */
+static int own_update_properties(void *data, const struct spa_dict *dict)
+{
+	struct client_entry *c = data;
+	struct as_props props = props_of(dict);
+	as_core_client_own_properties(c->impl->core, c->id, &props);
+	return 0;
+}
+
+static const struct pw_client_methods own_methods = {
+	PW_VERSION_CLIENT_METHODS,
+	.update_properties = own_update_properties,
+};
+
+static void own_resource_destroy(void *data)
+{
+	client_unwatch_own(data);
+}
+
+static const struct pw_resource_events own_resource_events = {
+	PW_VERSION_RESOURCE_EVENTS,
+	.destroy = own_resource_destroy,
+};
+
+static void client_watch_own(struct client_entry *c, struct pw_resource *resource)
+{
+	if (resource == NULL || c->own == resource ||
+	    !spa_streq(pw_resource_get_type(resource, NULL), PW_TYPE_INTERFACE_Client))
+		return;
+	client_unwatch_own(c);
+	c->own = resource;
+	pw_resource_add_listener(resource, &c->own_resource_listener, &own_resource_events, c);
+	pw_resource_add_object_listener(resource, &c->own_listener, &own_methods, c);
+}
+
+/* A client that says hello again gets a new own resource. */
+static void client_resource_added(void *data, struct pw_resource *resource)
+{
+	struct client_entry *c = data;
+	if (pw_resource_get_id(resource) == PW_ID_CLIENT)
+		client_watch_own(c, resource);
+}
+
 static const struct pw_impl_client_events client_events = {
 	PW_VERSION_IMPL_CLIENT_EVENTS,
 	.destroy = client_destroy,
 	.info_changed = client_info_changed,
+	.resource_added = client_resource_added,
 };
 
 /** Clients may read and bind the policy's metadata, never write it. */
@@ -616,10 +687,15 @@ static void add_client(struct impl *impl, struct pw_global *global)
 	const struct pw_properties *props = pw_impl_client_get_properties(client);
 	struct client_entry *c;
 	struct as_props p;
+	struct as_client_identity identity;
+	struct as_identity_buffer *buf;
 
 	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
+	buf = malloc(sizeof(*buf));
+	if (c == NULL || buf == NULL) {
 		pw_log_error("client: %m");
+		free(c);
+		free(buf);
 		return;
 	}
 	c->impl = impl;
@@ -627,7 +703,16 @@ static void add_client(struct impl *impl, struct pw_global *global)
 	c->id = pw_global_get_id(global);
 	spa_list_append(&impl->clients, &c->link);
 	pw_impl_client_add_listener(client, &c->listener, &client_events, c);
+	client_watch_own(c, pw_impl_client_find_resource(client, PW_ID_CLIENT));
 	restrict_metadata(impl, client);
+
+	as_identity_read(props ? &props->dict : NULL, &identity, buf);
+	pw_log_info("client %u: executable %s, app id %s, uid %" PRIi64 "%s", c->id,
+			identity.executable ? identity.executable : "(unknown)",
+			identity.app_id ? identity.app_id : "(none)", identity.uid,
+			identity.sandboxed ? ", sandboxed" : "");
+	as_core_client_identity(impl->core, c->id, &identity);
+	free(buf);
 
 	p = props_of(props ? &props->dict : NULL);
 	as_core_client_added(impl->core, c->id, &p);

@@ -80,6 +80,20 @@ public func as_core_client_removed(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.clientRemoved(ClientID(id)))
 }
 
+@_cdecl("as_core_client_identity")
+public func as_core_client_identity(_ p: OpaquePointer?, _ id: UInt32, _ identity: UnsafePointer<as_client_identity>?) {
+    guard let core = core(p), let i = identity?.pointee else { return }
+    let executable = i.executable.map { String(cString: $0) }
+    let appID = i.app_id.map { String(cString: $0) }
+    let uid: UInt32? = i.uid >= 0 && i.uid <= Int64(UInt32.max) ? UInt32(i.uid) : nil
+    core.setIdentity(ClientIdentity(executable: executable, appID: appID, uid: uid, sandboxed: i.sandboxed), of: ClientID(id))
+}
+
+@_cdecl("as_core_client_own_properties")
+public func as_core_client_own_properties(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
+    core(p)?.ownPropertiesWritten(ClientID(id), properties(props))
+}
+
 @_cdecl("as_core_stream_added")
 public func as_core_stream_added(
     _ p: OpaquePointer?, _ id: UInt32, _ client: UInt32, _ direction: as_stream_direction,

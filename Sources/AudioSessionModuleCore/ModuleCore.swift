@@ -21,6 +21,9 @@ public final class ModuleCore {
     /// The global switches each client last asked for (see `Control`).
     var controlRequests: [ClientID: [Control.Switch: Bool]] = [:]
 
+    /// Who each client is, as the module established it when it connected (`ClientIdentity`).
+    var identities: [ClientID: ClientIdentity] = [:]
+
     /// Debouncing: property changes not decided on yet, the latest per object,
     /// with the order of each object's last change. Only when the sink defers
     /// (`EffectSink.defersPropertyChanges`: the module flushes on its next loop turn).
@@ -50,6 +53,7 @@ public final class ModuleCore {
     /// the held changes first, so the policy sees the graph in order, and is itself
     /// decided at once: a pause that keeps audio from leaking never waits.
     public func handle(_ event: Event) {
+        let event = vetted(event)
         if effects.defersPropertyChanges, let object = Self.coalescing(event) {
             if pendingChanges.isEmpty { effects.scheduleFlush() }
             pendingOrder &+= 1
@@ -84,16 +88,58 @@ public final class ModuleCore {
             run(effect)
         }
         switch event {
-        case .clientAdded(let client, let props), .clientChanged(let client, let props):
+        case .clientAdded(let client, let props):
+            // What a client brings when it connects is its own: nobody else can reach it
+            // before it is registered.
             applyControl(from: client, props)
         case .clientRemoved(let client):
             controlRequests[client] = nil
+            identities[client] = nil
         default:
             break
         }
     }
 
-    /// Silent mode and screen lock arrive as a permitted client's own properties
+    /// The identity the module established for a client when it connected; given before
+    /// the client's `clientAdded` (`as_core_client_identity`).
+    public func setIdentity(_ identity: ClientIdentity, of client: ClientID) {
+        identities[client] = identity
+    }
+
+    /// The event as the policy may see it: identity keys a client or stream brought are
+    /// removed, and a client's own identity is added to its properties.
+    func vetted(_ event: Event) -> Event {
+        switch event {
+        case .clientAdded(let c, let props): return .clientAdded(c, withIdentity(c, props))
+        case .clientChanged(let c, let props): return .clientChanged(c, withIdentity(c, props))
+        case .streamAdded(let n, let c, let direction, let props):
+            return .streamAdded(n, client: c, direction: direction, withoutIdentity(props))
+        case .streamChanged(let n, let props): return .streamChanged(n, withoutIdentity(props))
+        default: return event
+        }
+    }
+
+    func withoutIdentity(_ props: Properties) -> Properties {
+        guard props.keys.contains(where: { $0.hasPrefix(IdentityKey.prefix) }) else { return props }
+        return props.filter { !$0.key.hasPrefix(IdentityKey.prefix) }
+    }
+
+    func withIdentity(_ c: ClientID, _ props: Properties) -> Properties {
+        var out = withoutIdentity(props)
+        guard let identity = identities[c] else { return out }
+        for (k, v) in identity.properties { out[k] = v }
+        return out
+    }
+
+    /// A client wrote its own properties (`pw_core_update_properties` on its own connection):
+    /// the module reads the request from the update itself, so that properties another
+    /// client wrote onto this one (`pw_client_update_properties` with W on it) never count.
+    public func ownPropertiesWritten(_ client: ClientID, _ props: Properties) {
+        flush()
+        applyControl(from: client, props)
+    }
+
+    /// Silent mode and screen lock arrive in a permitted client's own property updates
     /// (`pw-session silent on` sets `audio.session.control.silent-mode = true`
     /// with pw_core_update_properties). A request is applied when the client
     /// changes it; the switch stays as set after the client leaves.
@@ -102,8 +148,9 @@ public final class ModuleCore {
         for request in Control.requests(in: props) {
             guard requests[request.switch] != request.on else { continue }
             requests[request.switch] = request.on
-            guard Control.isPermitted(props) else {
-                effects.log(.warn, "\(client) may not set \(request.switch.rawValue): sandboxed client")
+            if let refusal = Control.refusal(props, identity: identities[client],
+                                             allowed: policy.configuration.controlApplications) {
+                effects.log(.warn, "\(client) may not set \(request.switch.rawValue): \(refusal)")
                 continue
             }
             effects.log(.info, "\(client) sets \(request.switch.rawValue) \(request.on ? "on" : "off")")
