@@ -24,6 +24,12 @@ public final class ModuleCore {
     /// Who each client is, as the module established it when it connected (`ClientIdentity`).
     var identities: [ClientID: ClientIdentity] = [:]
 
+    /// The last accepted `audio.session.*` keys of each client and stream (within
+    /// `PropertyBounds`): what stays in force when a later declaration is refused for its size.
+    var acceptedDeclarations: [PendingObject: Properties] = [:]
+    /// Declarations refused for their size, answered once their event is decided.
+    var refusals: [PendingObject: SessionError] = [:]
+
     /// Debouncing: property changes not decided on yet, the latest per object,
     /// with the order of each object's last change. Only when the sink defers
     /// (`EffectSink.defersPropertyChanges`: the module flushes on its next loop turn).
@@ -80,12 +86,27 @@ public final class ModuleCore {
         for effect in policy.publishedState() { run(effect) }
     }
 
+    /// How many per-client and per-stream records the module core holds (identities,
+    /// switch requests, accepted declarations, refusals): 0 once every object is gone.
+    public var recordCount: Int {
+        identities.count + controlRequests.count + acceptedDeclarations.count + refusals.count + pendingChanges.count
+    }
+
     /// How many property changes wait for `flush()`.
     public var pendingChangeCount: Int { pendingChanges.count }
 
     func decide(_ event: Event) {
         for effect in policy.handle(event) {
             run(effect)
+        }
+        if let object = Self.declaringObject(event), let refusal = refusals.removeValue(forKey: object) {
+            let session: SessionID
+            switch object {
+            case .client(let c): session = .client(c)
+            case .stream(let n): session = policy.session(ofStream: n) ?? .stream(n)
+            case .endpoint(let n): session = .stream(n)
+            }
+            run(.notify(session, .declarationRefused(refusal)))
         }
         switch event {
         case .clientAdded(let client, let props):
@@ -106,26 +127,62 @@ public final class ModuleCore {
         identities[client] = identity
     }
 
-    /// The event as the policy may see it: identity keys a client or stream brought are
-    /// removed, and a client's own identity is added to its properties.
+    /// The event as the policy may see it: only the properties it reads (`PropertyBounds`),
+    /// a declaration too large refused (the last accepted one stays), identity keys a client
+    /// or stream brought removed and a client's own identity added.
     func vetted(_ event: Event) -> Event {
         switch event {
-        case .clientAdded(let c, let props): return .clientAdded(c, withIdentity(c, props))
-        case .clientChanged(let c, let props): return .clientChanged(c, withIdentity(c, props))
+        case .clientAdded(let c, let props): return .clientAdded(c, withIdentity(c, bounded(.client(c), props)))
+        case .clientChanged(let c, let props): return .clientChanged(c, withIdentity(c, bounded(.client(c), props)))
         case .streamAdded(let n, let c, let direction, let props):
-            return .streamAdded(n, client: c, direction: direction, withoutIdentity(props))
-        case .streamChanged(let n, let props): return .streamChanged(n, withoutIdentity(props))
+            return .streamAdded(n, client: c, direction: direction, bounded(.stream(n), props))
+        case .streamChanged(let n, let props): return .streamChanged(n, bounded(.stream(n), props))
+        case .endpointAdded(let n, let kind, let props): return .endpointAdded(n, kind: kind, endpointProperties(props))
+        case .endpointChanged(let n, let props): return .endpointChanged(n, endpointProperties(props))
+        case .endpointPortRestored(let n, let props): return .endpointPortRestored(n, endpointProperties(props))
+        case .clientRemoved(let c):
+            acceptedDeclarations[.client(c)] = nil
+            refusals[.client(c)] = nil
+            return event
+        case .streamRemoved(let n):
+            acceptedDeclarations[.stream(n)] = nil
+            refusals[.stream(n)] = nil
+            return event
         default: return event
         }
     }
 
-    func withoutIdentity(_ props: Properties) -> Properties {
-        guard props.keys.contains(where: { $0.hasPrefix(IdentityKey.prefix) }) else { return props }
-        return props.filter { !$0.key.hasPrefix(IdentityKey.prefix) }
+    /// The client or stream whose declaration `event` carries.
+    static func declaringObject(_ event: Event) -> PendingObject? {
+        switch event {
+        case .clientAdded(let c, _), .clientChanged(let c, _): return .client(c)
+        case .streamAdded(let n, _, _, _), .streamChanged(let n, _): return .stream(n)
+        default: return nil
+        }
     }
 
+    func bounded(_ object: PendingObject, _ props: Properties) -> Properties {
+        var kept = PropertyBounds.kept(props)
+        if let refusal = PropertyBounds.refusal(kept) {
+            refusals[object] = refusal
+            for key in kept.keys where key.hasPrefix(DeclarationKey.prefix) { kept[key] = nil }
+            for (key, value) in acceptedDeclarations[object] ?? [:] { kept[key] = value }
+        } else {
+            refusals[object] = nil
+            let declaration = PropertyBounds.declaration(kept)
+            acceptedDeclarations[object] = declaration.isEmpty ? nil : declaration
+        }
+        return kept
+    }
+
+    /// Sinks and sources declare nothing.
+    func endpointProperties(_ props: Properties) -> Properties {
+        PropertyBounds.kept(props).filter { !$0.key.hasPrefix(DeclarationKey.prefix) }
+    }
+
+    /// `props` are `PropertyBounds.kept`: no identity keys left.
     func withIdentity(_ c: ClientID, _ props: Properties) -> Properties {
-        var out = withoutIdentity(props)
+        var out = props
         guard let identity = identities[c] else { return out }
         for (k, v) in identity.properties { out[k] = v }
         return out

@@ -156,6 +156,9 @@ public struct SessionPolicy: Sendable {
         return out
     }
 
+    /// The session stream `n` belongs to now (its client's when the client declares).
+    public func session(ofStream n: NodeID) -> SessionID? { sessionOf(n) }
+
     /// The global state as it would be published now.
     public var global: GlobalSnapshot {
         var copy = self

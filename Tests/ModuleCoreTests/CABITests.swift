@@ -238,7 +238,9 @@ final class CProps {
         #expect(application.unicodeScalars.allSatisfy { $0 != "\u{0}" })
     }
 
-    @Test func sixtyFourKiBValuesPassThroughWhole() throws {
+    /// Bounded memory: a 64 KiB name is cut to 256 bytes, a 64 KiB declaration value is
+    /// refused with badParam; neither is kept whole.
+    @Test func sixtyFourKiBValuesAreCutOrRefusedNeverKeptWhole() throws {
         let core = try newCore()
         defer { as_core_free(core) }
         let long = String(repeating: "x", count: 64 * 1024)
@@ -249,7 +251,10 @@ final class CProps {
         as_core_stream_running(core, 80, true)
         expectEffectsNameOnly(streams: [80], clients: [8])
         let application = effects.calls.metadataWrites.last { $0.key == "audio-session.session" }?.value?.string("application")
-        #expect(application?.utf8.count == 64 * 1024)
+        #expect(application?.utf8.count == 256)
+        let refusal = effects.calls.events.first { $0["type"] as? String == "declarationRefused" }
+        #expect((refusal?["error"] as? [String: Any])?["code"] as? String == "badParam", "\(String(describing: refusal))")
+        for case .publish(_, _, _, let value?) in effects.calls { #expect(value.utf8.count < 4096) }
     }
 
     @Test func idsZeroAndUInt32MaxAreOrdinaryIds() throws {
