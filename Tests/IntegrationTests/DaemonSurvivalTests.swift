@@ -104,5 +104,71 @@ extension Integration {
             #expect(try Self.metadata(sandbox) != nil)
             #expect(try sandbox.sessionMetadata().contains { $0.subject == 0 && $0.key == "audio-session.global" })
         }
+
+        /// `RssAnon` of a process, in kB (/proc/<pid>/status).
+        static func rssAnon(_ pid: Int32) throws -> Int {
+            let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+                  let kB = Int(line.split(separator: " ").dropFirst().first ?? "") else {
+                throw TestFailure("no RssAnon in /proc/\(pid)/status")
+            }
+            return kB
+        }
+
+        /// Hostile declarations: huge values, many keys, long option lists, many other keys.
+        static func hostileLines(round: Int, count: Int) -> [String] {
+            let big = String(repeating: "x", count: 16 * 1024)
+            let manyKeys = (0..<100).map { "audio.session.k\($0)=\"\(String(repeating: "k", count: 100))\"" }.joined(separator: " ")
+            let options = Array(repeating: "mixWithOthers", count: 500).joined(separator: ",")
+            let otherKeys = (0..<200).map { "x.junk\($0)=\"\(String(repeating: "j", count: 512))\"" }.joined(separator: " ")
+            let kinds = [
+                "audio.session.category=playback audio.session.mode=\"\(big)\"",
+                "audio.session.category=playback \(manyKeys)",
+                "audio.session.category=playback audio.session.options=\"\(options)\"",
+                "audio.session.category=playback media.role=Music application.name=\"\(big)\" \(otherKeys)",
+            ]
+            return (0..<count).map { i in "{ node.name=mem-\(round)-\(i) \(kinds[i % kinds.count]) }" }
+        }
+
+        /// Bounded memory: rounds of clients that declare hostile things (and rewrite them),
+        /// each round created and then disconnected. After a warm-up round, the daemon's
+        /// anonymous memory comes back to where the second round left it.
+        @Test func hostileClientsComingAndGoingLeaveTheDaemonsMemoryWhereItWas() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let pid = try Self.pipewirePID(sandbox)
+            let fixture = Support.checkoutRoot + "/build/meson/audio-session-stress-clients"
+            #expect(FileManager.default.isExecutableFile(atPath: fixture), "build the fixture with make module")
+            let rounds = 7, perRound = 200
+            var rss: [Int] = []
+            for round in 1...rounds {
+                let input = sandbox.directory + "/tmp/hostile-\(round).txt"
+                try (Self.hostileLines(round: round, count: perRound).joined(separator: "\n") + "\n")
+                    .write(toFile: input, atomically: true, encoding: .utf8)
+                let clients = try sandbox.spawn(["sh", "-c", "exec \(fixture) --rewrite 5 < \(input)"])
+                try sandbox.waitUntil(timeout: 120, poll: 0.2, "round \(round): \(perRound) hostile clients") {
+                    guard clients.isRunning else { throw TestFailure("the fixture exited: \(clients.logTail())") }
+                    return clients.logTail().contains("ready")
+                }
+                #expect(clients.logTail().contains("failed 0"), "\(clients.logTail())")
+                clients.terminate()
+                try sandbox.waitUntil(timeout: 60, poll: 0.2, "round \(round): the hostile clients to be gone") {
+                    !Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                        let p = ($0["info"] as? [String: Any])?["props"] as? [String: Any]
+                        return p?["application.name"] as? String == "audio-session-stress-clients"
+                    }
+                }
+                rss.append(try Self.rssAnon(pid))
+            }
+            print("memory: pipewire RssAnon after each round of \(perRound) hostile clients (kB): \(rss)")
+            let daemon = sandbox.daemonProcesses.first { $0.name == "pipewire" }
+            #expect(daemon?.isRunning == true)
+            // Rounds 1 and 2 warm the daemon's allocator up (its heap grows to what one round
+            // needs, and glibc keeps it); from there on nothing may accumulate. A leak of 5 kB
+            // per client would add 4 MiB over the last four rounds.
+            let baseline = max(rss[1], rss[2])
+            let growth = rss[rounds - 1] - baseline
+            #expect(growth < 4096, "RssAnon grew by \(growth) kB from rounds 2-3 to round \(rounds): \(rss)")
+        }
     }
 }
