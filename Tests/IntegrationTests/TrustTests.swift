@@ -66,5 +66,33 @@ extension Integration {
             let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
             #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
         }
+
+        @Test func r20AnotherClientWritingTheSwitchIntoAPermittedClientsPropertiesChangesNothing() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            // An ordinary client, permitted to set the switch itself.
+            let controller = try sandbox.spawn(["sh", "-c", "exec sleep 60 | pw-cli"])
+            defer { controller.terminate() }
+            var controllerID: Int?
+            try sandbox.waitUntil(timeout: 10, "pw-cli to connect") {
+                controllerID = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").first {
+                    (($0["info"] as? [String: Any])?["props"] as? [String: Any])?["application.name"] as? String == "pw-cli"
+                }?["id"] as? Int
+                return controllerID != nil
+            }
+            let writer = Support.checkoutRoot + "/build/meson/audio-session-foreign-writer"
+            #expect(FileManager.default.isExecutableFile(atPath: writer), "build the fixture with make module")
+            let r = try sandbox.run([writer, String(controllerID ?? -1), "audio.session.control.silent-mode", "true"])
+            #expect(r.status == 0, "\(r.stderr)")
+            // The daemon took the write: the controller's properties carry the key now.
+            try sandbox.waitUntil(timeout: 10, "the written key on pw-cli's client") {
+                Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                    $0["id"] as? Int == controllerID &&
+                        (($0["info"] as? [String: Any])?["props"] as? [String: Any])?["audio.session.control.silent-mode"] != nil
+                }
+            }
+            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+            #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
+        }
     }
 }
