@@ -42,7 +42,9 @@
  *   user's `channelVolumes` times the module's gain. The user's `volume`,
  *   `channelVolumes` and `mute` are never written;
  * - notifications: the metadata object `audio-session`, which only this module
- *   can write (clients get read and execute permission on it).
+ *   can write (clients get read and execute permission on it). A client can
+ *   still destroy it (a registry destroy needs no write permission): the module
+ *   then creates it again and writes the current state into it.
  *
  * Sinks and sources are described to the core with their device's properties
  * and the port type of the device's active route. A jack pulled out keeps the

@@ -1,4 +1,4 @@
-/// Apple's audio-session rules (SPEC.md) as a pure state machine:
+/// Apple's audio-session rules (R1…R41) as a pure state machine:
 /// `(State, Event) -> (State, [Effect])`.
 ///
 /// No clock, no I/O, no Foundation: the module hands in graph events and runs

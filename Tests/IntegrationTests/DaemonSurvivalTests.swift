@@ -6,9 +6,9 @@ import Glibc
 #endif
 
 extension Integration {
-    /// Whatever a client does, the daemon that hosts the policy keeps running (SPEC 9:
-    /// bad input never stops the policy): objects of the module that clients can remove,
-    /// clients that declare more than any real program would.
+    /// Whatever a client does, the daemon that hosts the policy keeps running (bad input
+    /// never stops the policy): objects of the module that clients can remove, clients
+    /// that declare more than any real program would.
     @Suite(.serialized)
     struct DaemonSurvivalTests {
         /// The pipewire daemon of the sandbox.

@@ -2,7 +2,7 @@ import SessionPolicy
 import Testing
 
 /// Priority is granted on the identity the module established, never on what a client
-/// declares or calls itself (R10, SPEC 5).
+/// declares or calls itself (R10, and the alarm class).
 @Suite struct TrustTests {
     static let sandboxed = ClientIdentity(executable: "/usr/bin/pw-play", uid: 1000, sandboxed: true).properties
     static let softphone = ClientIdentity(executable: "/usr/bin/linphone", uid: 1000).properties
