@@ -133,6 +133,31 @@ final class CProps {
         as_core_republish(nil)
     }
 
+    /// The identity the module reads from the daemon reaches the policy; odd values
+    /// (no executable, uid -1 or beyond 32 bits) mean "unknown", never a trap.
+    @Test func aClientsIdentityCrossesTheABIAndDecidesCallPriority() throws {
+        let core = try newCore(CProps(["call.allowed-applications": "[ /usr/bin/linphone ]"]))
+        defer { as_core_free(core) }
+        let phone = CProps(["media.role": "Phone", "application.name": "/usr/bin/linphone"])
+        "/usr/bin/linphone".withCString { exe in
+            var trusted = as_client_identity(executable: exe, app_id: nil, uid: 1000, sandboxed: false)
+            as_core_client_identity(core, 1, &trusted)
+        }
+        var unknown = as_client_identity(executable: nil, app_id: nil, uid: -1, sandboxed: false)
+        as_core_client_identity(core, 2, &unknown)
+        var huge = as_client_identity(executable: nil, app_id: nil, uid: Int64.max, sandboxed: true)
+        as_core_client_identity(core, 3, &huge)
+        for c in UInt32(1)...3 {
+            CProps(["application.name": "/usr/bin/linphone"]).with { as_core_client_added(core, c, $0) }
+            phone.with { as_core_stream_added(core, c * 10, c, AS_STREAM_OUTPUT, $0) }
+        }
+        let priorities = Dictionary(effects.calls.metadataWrites.compactMap { w -> (UInt32, String)? in
+            guard w.key == "audio-session.session", let p = w.value?["priority"] as? String else { return nil }
+            return (w.subject, p)
+        }, uniquingKeysWith: { $1 })
+        #expect(priorities == [10: "call", 20: "normal", 30: "normal"])
+    }
+
     @Test func nullCoreIsIgnoredByEveryEntryPoint() {
         let props = CProps(["media.role": "Music"])
         props.with { p in
@@ -143,7 +168,11 @@ final class CProps {
             as_core_endpoint_added(nil, 3, AS_ENDPOINT_SINK, p)
             as_core_endpoint_changed(nil, 3, p)
             as_core_endpoint_port_restored(nil, 3, p)
+            as_core_client_own_properties(nil, 1, p)
         }
+        var identity = as_client_identity(executable: nil, app_id: nil, uid: -1, sandboxed: false)
+        as_core_client_identity(nil, 1, &identity)
+        as_core_republish(nil)
         as_core_stream_running(nil, 2, true)
         as_core_stream_activation_requested(nil, 2)
         as_core_endpoint_port_lost(nil, 3)
