@@ -30,17 +30,18 @@ extension Integration {
             return (id, serial)
         }
 
-        /// A client configuration whose connections say `pipewire.access = restricted`: the
-        /// system's client.conf with that context property. The access module of 0.3.65
-        /// keeps an access a client brings ("has already access") and WirePlumber grants
-        /// restricted clients R|X only.
+        /// A client configuration whose connections ask for restricted access
+        /// (`pipewire.client.access = restricted`): the access module then sets
+        /// `pipewire.access = restricted` and leaves the permissions to WirePlumber, which
+        /// grants R|X (PipeWire 0.3.65, and 1.x in its default legacy mode). The system's
+        /// client.conf with that context property.
         static func restrictedClientConfig(_ sandbox: Sandbox) throws -> String {
             let system = try String(contentsOfFile: "/usr/share/pipewire/client.conf", encoding: .utf8)
             guard let r = system.range(of: "context.properties = {") else {
                 throw TestFailure("no context.properties in /usr/share/pipewire/client.conf")
             }
             let path = sandbox.directory + "/tmp/restricted-client.conf"
-            try system.replacingCharacters(in: r, with: "context.properties = { pipewire.access = restricted")
+            try system.replacingCharacters(in: r, with: "context.properties = { pipewire.client.access = restricted")
                 .write(toFile: path, atomically: true, encoding: .utf8)
             return path
         }

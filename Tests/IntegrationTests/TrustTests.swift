@@ -53,8 +53,8 @@ extension Integration {
             defer { sandbox.stop() }
             let system = try String(contentsOfFile: DaemonSurvivalTests.restrictedClientConfig(sandbox), encoding: .utf8)
             let conf = sandbox.directory + "/tmp/restricted-silent.conf"
-            try system.replacingOccurrences(of: "pipewire.access = restricted",
-                                            with: "pipewire.access = restricted audio.session.control.silent-mode = true")
+            try system.replacingOccurrences(of: "pipewire.client.access = restricted",
+                                            with: "pipewire.client.access = restricted audio.session.control.silent-mode = true")
                 .write(toFile: conf, atomically: true, encoding: .utf8)
             let control = try sandbox.spawn(["pw-mon"], environment: ["PIPEWIRE_CONFIG_NAME": conf])
             defer { control.terminate() }
