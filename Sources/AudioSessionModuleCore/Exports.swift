@@ -91,7 +91,15 @@ public func as_core_client_identity(_ p: OpaquePointer?, _ id: UInt32, _ identit
 
 @_cdecl("as_core_client_own_properties")
 public func as_core_client_own_properties(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
-    core(p)?.ownPropertiesWritten(ClientID(id), properties(props))
+    // Only the keys a switch request is read from: an update may be large.
+    guard let core = core(p), let props, let items = props.pointee.items else { return }
+    var out = Properties()
+    for item in UnsafeBufferPointer(start: items, count: Int(props.pointee.n_items)) {
+        guard let key = item.key else { continue }
+        let k = String(cString: key)
+        if k.hasPrefix(DeclarationKey.controlPrefix) || k == "pipewire.access" { out[k] = string(item.value) }
+    }
+    core.ownPropertiesWritten(ClientID(id), out)
 }
 
 @_cdecl("as_core_stream_added")

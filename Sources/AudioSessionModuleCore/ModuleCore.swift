@@ -191,7 +191,11 @@ public final class ModuleCore {
     /// A client wrote its own properties (`pw_core_update_properties` on its own connection):
     /// the module reads the request from the update itself, so that properties another
     /// client wrote onto this one (`pw_client_update_properties` with W on it) never count.
+    /// Held property changes are decided first only when a switch request changes, so a
+    /// burst of declaration rewrites is still decided once.
     public func ownPropertiesWritten(_ client: ClientID, _ props: Properties) {
+        let asked = controlRequests[client] ?? [:]
+        guard Control.requests(in: props).contains(where: { asked[$0.switch] != $0.on }) else { return }
         flush()
         applyControl(from: client, props)
     }
