@@ -3,6 +3,7 @@
 /* SPDX-License-Identifier: MIT */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 
 #include "audio_session_core.h"
 #include "module-audio-session/gains.h"
+#include "module-audio-session/identity.h"
 #include "module-audio-session/routes.h"
 
 /** \page page_module_audio_session PipeWire Module: Audio Session
@@ -40,7 +42,9 @@
  *   user's `channelVolumes` times the module's gain. The user's `volume`,
  *   `channelVolumes` and `mute` are never written;
  * - notifications: the metadata object `audio-session`, which only this module
- *   can write (clients get read and execute permission on it).
+ *   can write (clients get read and execute permission on it). A client can
+ *   still destroy it (a registry destroy needs no write permission): the module
+ *   then creates it again and writes the current state into it.
  *
  * Sinks and sources are described to the core with their device's properties
  * and the port type of the device's active route. A jack pulled out keeps the
@@ -74,8 +78,17 @@
  * - `private.form-factors`: `device.form-factor` values that are private, e.g.
  *   of USB headsets (default `[ headphone headphones headset hands-free
  *   handset earbuds ]`).
- * - `call.allowed-applications`: application names that may claim call
- *   priority (default: any).
+ * - `call.allowed-applications`: the clients granted call priority (a
+ *   Phone-role stream, a playAndRecord voiceChat/videoChat declaration), named
+ *   by what the daemon knows of them: an executable path (`/usr/bin/linphone`,
+ *   read from `/proc/<pid>/exe` of `pipewire.sec.pid`), `uid:<n>`, or a Flatpak
+ *   application id. Default: every client that is not sandboxed. Sandboxed
+ *   clients (restricted by the access module, or in a Flatpak) get normal
+ *   priority for calls and alarms unless named here. See docs/trust.md.
+ * - `control.allowed-applications`: the clients that may set the global
+ *   switches (silent mode, screen lock), named the same way. Default: every
+ *   client that is not sandboxed. A switch counts only when the client sets it
+ *   in its own properties, never when another client writes them.
  * - `interrupt.denied-applications`: application names that may not interrupt
  *   others (`cannotInterruptOthers`).
  * - `legacy.resume-on-device-return`: `true` or `false` (default): resume
@@ -121,7 +134,8 @@ PW_LOG_TOPIC(mod_topic, "mod." NAME);
 			"( duck.ramp-up-ms=<ms> ) "				\
 			"( private.outputs=[ <port type> ... ] ) "		\
 			"( private.form-factors=[ <form factor> ... ] ) "	\
-			"( call.allowed-applications=[ <name> ... ] ) "	\
+			"( call.allowed-applications=[ <executable|uid:<n>|app-id> ... ] ) "	\
+			"( control.allowed-applications=[ <executable|uid:<n>|app-id> ... ] ) "	\
 			"( interrupt.denied-applications=[ <name> ... ] ) "	\
 			"( legacy.resume-on-device-return=<bool> ) "		\
 			"( alerts.prefer-no-interruptions=<mix|holdBack> ) "	\
@@ -182,6 +196,11 @@ struct client_entry {
 	struct pw_impl_client *client;
 	uint32_t id;
 	struct spa_hook listener;
+	/* The client's own client resource (PW_ID_CLIENT): the updates it sends about
+	 * itself arrive there; another client writing its properties uses its own. */
+	struct pw_resource *own;
+	struct spa_hook own_listener;		/**< the resource's methods */
+	struct spa_hook own_resource_listener;	/**< its destroy */
 };
 
 struct impl {
@@ -191,9 +210,11 @@ struct impl {
 	struct spa_hook context_listener;
 
 	struct pw_properties *args;
-	struct pw_impl_metadata *metadata;
+	struct pw_impl_metadata *metadata;	/**< NULL between its destruction and recreation */
+	struct spa_hook metadata_listener;
 	struct spa_hook metadata_global_listener;
 	uint32_t metadata_id;
+	struct spa_source *recreate_event;	/**< creates the metadata again after a client destroyed it */
 
 	struct as_gains gains;
 	as_core *core;
@@ -584,8 +605,18 @@ static void client_info_changed(void *data, const struct pw_client_info *info)
 	as_core_client_changed(c->impl->core, c->id, &props);
 }
 
+static void client_unwatch_own(struct client_entry *c)
+{
+	if (c->own == NULL)
+		return;
+	spa_hook_remove(&c->own_listener);
+	spa_hook_remove(&c->own_resource_listener);
+	c->own = NULL;
+}
+
 static void client_forget(struct client_entry *c)
 {
+	client_unwatch_own(c);
 	spa_hook_remove(&c->listener);
 	spa_list_remove(&c->link);
 	free(c);
@@ -598,10 +629,54 @@ static void client_destroy(void *data)
 	client_forget(c);
 }
 
+/* Runs after the daemon applied the update (its listener was added first). */
+static int own_update_properties(void *data, const struct spa_dict *dict)
+{
+	struct client_entry *c = data;
+	struct as_props props = props_of(dict);
+	as_core_client_own_properties(c->impl->core, c->id, &props);
+	return 0;
+}
+
+static const struct pw_client_methods own_methods = {
+	PW_VERSION_CLIENT_METHODS,
+	.update_properties = own_update_properties,
+};
+
+static void own_resource_destroy(void *data)
+{
+	client_unwatch_own(data);
+}
+
+static const struct pw_resource_events own_resource_events = {
+	PW_VERSION_RESOURCE_EVENTS,
+	.destroy = own_resource_destroy,
+};
+
+static void client_watch_own(struct client_entry *c, struct pw_resource *resource)
+{
+	if (resource == NULL || c->own == resource ||
+	    !spa_streq(pw_resource_get_type(resource, NULL), PW_TYPE_INTERFACE_Client))
+		return;
+	client_unwatch_own(c);
+	c->own = resource;
+	pw_resource_add_listener(resource, &c->own_resource_listener, &own_resource_events, c);
+	pw_resource_add_object_listener(resource, &c->own_listener, &own_methods, c);
+}
+
+/* A client that says hello again gets a new own resource. */
+static void client_resource_added(void *data, struct pw_resource *resource)
+{
+	struct client_entry *c = data;
+	if (pw_resource_get_id(resource) == PW_ID_CLIENT)
+		client_watch_own(c, resource);
+}
+
 static const struct pw_impl_client_events client_events = {
 	PW_VERSION_IMPL_CLIENT_EVENTS,
 	.destroy = client_destroy,
 	.info_changed = client_info_changed,
+	.resource_added = client_resource_added,
 };
 
 /** Clients may read and bind the policy's metadata, never write it. */
@@ -623,10 +698,15 @@ static void add_client(struct impl *impl, struct pw_global *global)
 	const struct pw_properties *props = pw_impl_client_get_properties(client);
 	struct client_entry *c;
 	struct as_props p;
+	struct as_client_identity identity;
+	struct as_identity_buffer *buf;
 
 	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
+	buf = malloc(sizeof(*buf));
+	if (c == NULL || buf == NULL) {
 		pw_log_error("client: %m");
+		free(c);
+		free(buf);
 		return;
 	}
 	c->impl = impl;
@@ -634,7 +714,16 @@ static void add_client(struct impl *impl, struct pw_global *global)
 	c->id = pw_global_get_id(global);
 	spa_list_append(&impl->clients, &c->link);
 	pw_impl_client_add_listener(client, &c->listener, &client_events, c);
+	client_watch_own(c, pw_impl_client_find_resource(client, PW_ID_CLIENT));
 	restrict_metadata(impl, client);
+
+	as_identity_read(props ? &props->dict : NULL, &identity, buf);
+	pw_log_info("client %u: executable %s, app id %s, uid %" PRIi64 "%s", c->id,
+			identity.executable ? identity.executable : "(unknown)",
+			identity.app_id ? identity.app_id : "(none)", identity.uid,
+			identity.sandboxed ? ", sandboxed" : "");
+	as_core_client_identity(impl->core, c->id, &identity);
+	free(buf);
 
 	p = props_of(props ? &props->dict : NULL);
 	as_core_client_added(impl->core, c->id, &p);
@@ -817,7 +906,7 @@ static const struct pw_context_events context_events = {
 static int add_existing(void *data, struct pw_global *global)
 {
 	struct impl *impl = data;
-	if (global != pw_impl_metadata_get_global(impl->metadata))
+	if (impl->metadata == NULL || global != pw_impl_metadata_get_global(impl->metadata))
 		context_global_added(impl, global);
 	return 0;
 }
@@ -843,6 +932,35 @@ static const struct pw_global_events metadata_global_events = {
 	.permissions_changed = metadata_permissions_changed,
 };
 
+/** Stops listening to the metadata and forgets it; it is not destroyed here. */
+static void metadata_forget(struct impl *impl)
+{
+	if (impl->metadata == NULL)
+		return;
+	spa_hook_remove(&impl->metadata_listener);
+	spa_hook_remove(&impl->metadata_global_listener);
+	impl->metadata = NULL;
+	impl->metadata_id = SPA_ID_INVALID;
+}
+
+/* Any client with R|X on the metadata can destroy it (a registry destroy needs no
+ * W). The object is gone once this returns: drop every pointer into it now and
+ * create a new one on the loop's next turn, not from inside its destruction. */
+static void metadata_destroy(void *data)
+{
+	struct impl *impl = data;
+
+	pw_log_warn("metadata %s (id %u) was destroyed: creating it again", METADATA_NAME, impl->metadata_id);
+	metadata_forget(impl);
+	if (impl->recreate_event != NULL)
+		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->recreate_event);
+}
+
+static const struct pw_impl_metadata_events metadata_events = {
+	PW_VERSION_IMPL_METADATA_EVENTS,
+	.destroy = metadata_destroy,
+};
+
 static int create_metadata(struct impl *impl)
 {
 	struct pw_properties *props;
@@ -855,12 +973,36 @@ static int create_metadata(struct impl *impl)
 	impl->metadata = pw_context_create_metadata(impl->context, METADATA_NAME, props, 0);
 	if (impl->metadata == NULL)
 		return -errno;
-	if ((res = pw_impl_metadata_register(impl->metadata, NULL)) < 0)
+	pw_impl_metadata_add_listener(impl->metadata, &impl->metadata_listener, &metadata_events, impl);
+	if ((res = pw_impl_metadata_register(impl->metadata, NULL)) < 0) {
+		spa_hook_remove(&impl->metadata_listener);
+		pw_impl_metadata_destroy(impl->metadata);
+		impl->metadata = NULL;
 		return res;
+	}
 	global = pw_impl_metadata_get_global(impl->metadata);
 	impl->metadata_id = pw_global_get_id(global);
 	pw_global_add_listener(global, &impl->metadata_global_listener, &metadata_global_events, impl);
 	return 0;
+}
+
+/** The metadata again, read-only for every client, with the current state in it. */
+static void on_recreate_metadata(void *data, uint64_t count)
+{
+	struct impl *impl = data;
+	struct client_entry *c;
+	int res;
+
+	if (impl->metadata != NULL || impl->core == NULL)
+		return;
+	if ((res = create_metadata(impl)) < 0) {
+		pw_log_error("can't create metadata %s again: %s", METADATA_NAME, spa_strerror(res));
+		return;
+	}
+	spa_list_for_each(c, &impl->clients, link)
+		restrict_metadata(impl, c->client);
+	as_core_republish(impl->core);
+	pw_log_info("metadata %s is back (id %u)", METADATA_NAME, impl->metadata_id);
 }
 
 /* ---- the module ------------------------------------------------------------ */
@@ -885,11 +1027,14 @@ static void impl_destroy(struct impl *impl)
 	as_gains_clear(&impl->gains);
 	if (impl->flush_event)
 		pw_loop_destroy_source(pw_context_get_main_loop(impl->context), impl->flush_event);
+	if (impl->recreate_event)
+		pw_loop_destroy_source(pw_context_get_main_loop(impl->context), impl->recreate_event);
 	if (impl->core)
 		as_core_free(impl->core);
 	if (impl->metadata) {
-		spa_hook_remove(&impl->metadata_global_listener);
-		pw_impl_metadata_destroy(impl->metadata);
+		struct pw_impl_metadata *metadata = impl->metadata;
+		metadata_forget(impl);
+		pw_impl_metadata_destroy(metadata);
 	}
 	pw_properties_free(impl->args);
 	free(impl);
@@ -959,7 +1104,8 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 	if ((res = as_gains_init(&impl->gains, pw_context_get_main_loop(context), longest_cycle_ns(context))) < 0)
 		goto error;
 	impl->flush_event = pw_loop_add_event(pw_context_get_main_loop(context), on_flush, impl);
-	if (impl->flush_event == NULL) {
+	impl->recreate_event = pw_loop_add_event(pw_context_get_main_loop(context), on_recreate_metadata, impl);
+	if (impl->flush_event == NULL || impl->recreate_event == NULL) {
 		res = -errno;
 		goto error;
 	}

@@ -13,7 +13,8 @@
 /* Reading a device's routes (EnumRoute: every port with its availability;
  * Route: the port active on each profile device), the way a jack unplug shows
  * itself: the sink node stays, its port becomes unavailable and the device
- * switches routes (DESIGN.md fact 9).
+ * switches routes (WirePlumber 0.4.13 switches them itself, after the
+ * availability change).
  *
  * A device in the daemon is either local (a SPA plugin: its answers arrive
  * during the call) or exported by a client (WirePlumber's ALSA cards, test

@@ -80,6 +80,28 @@ public func as_core_client_removed(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.clientRemoved(ClientID(id)))
 }
 
+@_cdecl("as_core_client_identity")
+public func as_core_client_identity(_ p: OpaquePointer?, _ id: UInt32, _ identity: UnsafePointer<as_client_identity>?) {
+    guard let core = core(p), let i = identity?.pointee else { return }
+    let executable = i.executable.map { String(cString: $0) }
+    let appID = i.app_id.map { String(cString: $0) }
+    let uid: UInt32? = i.uid >= 0 && i.uid <= Int64(UInt32.max) ? UInt32(i.uid) : nil
+    core.setIdentity(ClientIdentity(executable: executable, appID: appID, uid: uid, sandboxed: i.sandboxed), of: ClientID(id))
+}
+
+@_cdecl("as_core_client_own_properties")
+public func as_core_client_own_properties(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
+    // Only the keys a switch request is read from: an update may be large.
+    guard let core = core(p), let props, let items = props.pointee.items else { return }
+    var out = Properties()
+    for item in UnsafeBufferPointer(start: items, count: Int(props.pointee.n_items)) {
+        guard let key = item.key else { continue }
+        let k = String(cString: key)
+        if k.hasPrefix(DeclarationKey.controlPrefix) || k == "pipewire.access" { out[k] = string(item.value) }
+    }
+    core.ownPropertiesWritten(ClientID(id), out)
+}
+
 @_cdecl("as_core_stream_added")
 public func as_core_stream_added(
     _ p: OpaquePointer?, _ id: UInt32, _ client: UInt32, _ direction: as_stream_direction,
@@ -130,6 +152,11 @@ public func as_core_endpoint_removed(_ p: OpaquePointer?, _ id: UInt32) {
 @_cdecl("as_core_flush")
 public func as_core_flush(_ p: OpaquePointer?) {
     core(p)?.flush()
+}
+
+@_cdecl("as_core_republish")
+public func as_core_republish(_ p: OpaquePointer?) {
+    core(p)?.republish()
 }
 
 @_cdecl("as_core_endpoint_port_lost")

@@ -33,7 +33,7 @@ public enum ModuleArguments {
     public static let keys: Set<String> = [
         "profile", "duck.level", "duck.strong-level", "duck.strong-for-prompts", "duck.ramp-down-ms",
         "duck.ramp-up-ms", "private.outputs", "private.form-factors", "call.allowed-applications",
-        "interrupt.denied-applications", "legacy.resume-on-device-return", "alerts.prefer-no-interruptions",
+        "control.allowed-applications", "interrupt.denied-applications", "legacy.resume-on-device-return", "alerts.prefer-no-interruptions",
         "role.table",
     ]
 
@@ -83,8 +83,11 @@ public enum ModuleArguments {
             guard let words = v.words else { return fail(key, "a list of device.form-factor values") }
             c.privateFormFactors = Set(words)
         case "call.allowed-applications":
-            guard let words = v.words else { return fail(key, "a list of application names") }
+            guard let words = v.words else { return fail(key, "a list of executables, uid:<n> or Flatpak app ids") }
             c.callPriorityApplications = Set(words)
+        case "control.allowed-applications":
+            guard let words = v.words else { return fail(key, "a list of executables, uid:<n> or Flatpak app ids") }
+            c.controlApplications = Set(words)
         case "interrupt.denied-applications":
             guard let words = v.words else { return fail(key, "a list of application names") }
             c.cannotInterruptApplications = Set(words)

@@ -21,6 +21,15 @@ public final class ModuleCore {
     /// The global switches each client last asked for (see `Control`).
     var controlRequests: [ClientID: [Control.Switch: Bool]] = [:]
 
+    /// Who each client is, as the module established it when it connected (`ClientIdentity`).
+    var identities: [ClientID: ClientIdentity] = [:]
+
+    /// The last accepted `audio.session.*` keys of each client and stream (within
+    /// `PropertyBounds`): what stays in force when a later declaration is refused for its size.
+    var acceptedDeclarations: [PendingObject: Properties] = [:]
+    /// Declarations refused for their size, answered once their event is decided.
+    var refusals: [PendingObject: SessionError] = [:]
+
     /// Debouncing: property changes not decided on yet, the latest per object,
     /// with the order of each object's last change. Only when the sink defers
     /// (`EffectSink.defersPropertyChanges`: the module flushes on its next loop turn).
@@ -50,6 +59,7 @@ public final class ModuleCore {
     /// the held changes first, so the policy sees the graph in order, and is itself
     /// decided at once: a pause that keeps audio from leaking never waits.
     public func handle(_ event: Event) {
+        let event = vetted(event)
         if effects.defersPropertyChanges, let object = Self.coalescing(event) {
             if pendingChanges.isEmpty { effects.scheduleFlush() }
             pendingOrder &+= 1
@@ -68,6 +78,20 @@ public final class ModuleCore {
         for held in batch { decide(held.event) }
     }
 
+    /// Publishes the current state again (the global state and every session's) into a
+    /// metadata object that was created anew after the previous one was destroyed.
+    /// Held property changes are decided first, so the state written is the settled one.
+    public func republish() {
+        flush()
+        for effect in policy.publishedState() { run(effect) }
+    }
+
+    /// How many per-client and per-stream records the module core holds (identities,
+    /// switch requests, accepted declarations, refusals): 0 once every object is gone.
+    public var recordCount: Int {
+        identities.count + controlRequests.count + acceptedDeclarations.count + refusals.count + pendingChanges.count
+    }
+
     /// How many property changes wait for `flush()`.
     public var pendingChangeCount: Int { pendingChanges.count }
 
@@ -75,17 +99,108 @@ public final class ModuleCore {
         for effect in policy.handle(event) {
             run(effect)
         }
+        if let object = Self.declaringObject(event), let refusal = refusals.removeValue(forKey: object) {
+            let session: SessionID
+            switch object {
+            case .client(let c): session = .client(c)
+            case .stream(let n): session = policy.session(ofStream: n) ?? .stream(n)
+            case .endpoint(let n): session = .stream(n)
+            }
+            run(.notify(session, .declarationRefused(refusal)))
+        }
         switch event {
-        case .clientAdded(let client, let props), .clientChanged(let client, let props):
+        case .clientAdded(let client, let props):
+            // What a client brings when it connects is its own: nobody else can reach it
+            // before it is registered.
             applyControl(from: client, props)
         case .clientRemoved(let client):
             controlRequests[client] = nil
+            identities[client] = nil
         default:
             break
         }
     }
 
-    /// Silent mode and screen lock arrive as a permitted client's own properties
+    /// The identity the module established for a client when it connected; given before
+    /// the client's `clientAdded` (`as_core_client_identity`).
+    public func setIdentity(_ identity: ClientIdentity, of client: ClientID) {
+        identities[client] = identity
+    }
+
+    /// The event as the policy may see it: only the properties it reads (`PropertyBounds`),
+    /// a declaration too large refused (the last accepted one stays), identity keys a client
+    /// or stream brought removed and a client's own identity added.
+    func vetted(_ event: Event) -> Event {
+        switch event {
+        case .clientAdded(let c, let props): return .clientAdded(c, withIdentity(c, bounded(.client(c), props)))
+        case .clientChanged(let c, let props): return .clientChanged(c, withIdentity(c, bounded(.client(c), props)))
+        case .streamAdded(let n, let c, let direction, let props):
+            return .streamAdded(n, client: c, direction: direction, bounded(.stream(n), props))
+        case .streamChanged(let n, let props): return .streamChanged(n, bounded(.stream(n), props))
+        case .endpointAdded(let n, let kind, let props): return .endpointAdded(n, kind: kind, endpointProperties(props))
+        case .endpointChanged(let n, let props): return .endpointChanged(n, endpointProperties(props))
+        case .endpointPortRestored(let n, let props): return .endpointPortRestored(n, endpointProperties(props))
+        case .clientRemoved(let c):
+            acceptedDeclarations[.client(c)] = nil
+            refusals[.client(c)] = nil
+            return event
+        case .streamRemoved(let n):
+            acceptedDeclarations[.stream(n)] = nil
+            refusals[.stream(n)] = nil
+            return event
+        default: return event
+        }
+    }
+
+    /// The client or stream whose declaration `event` carries.
+    static func declaringObject(_ event: Event) -> PendingObject? {
+        switch event {
+        case .clientAdded(let c, _), .clientChanged(let c, _): return .client(c)
+        case .streamAdded(let n, _, _, _), .streamChanged(let n, _): return .stream(n)
+        default: return nil
+        }
+    }
+
+    func bounded(_ object: PendingObject, _ props: Properties) -> Properties {
+        var kept = PropertyBounds.kept(props)
+        if let refusal = PropertyBounds.refusal(kept) {
+            refusals[object] = refusal
+            for key in kept.keys where key.hasPrefix(DeclarationKey.prefix) { kept[key] = nil }
+            for (key, value) in acceptedDeclarations[object] ?? [:] { kept[key] = value }
+        } else {
+            refusals[object] = nil
+            let declaration = PropertyBounds.declaration(kept)
+            acceptedDeclarations[object] = declaration.isEmpty ? nil : declaration
+        }
+        return kept
+    }
+
+    /// Sinks and sources declare nothing.
+    func endpointProperties(_ props: Properties) -> Properties {
+        PropertyBounds.kept(props).filter { !$0.key.hasPrefix(DeclarationKey.prefix) }
+    }
+
+    /// `props` are `PropertyBounds.kept`: no identity keys left.
+    func withIdentity(_ c: ClientID, _ props: Properties) -> Properties {
+        var out = props
+        guard let identity = identities[c] else { return out }
+        for (k, v) in identity.properties { out[k] = v }
+        return out
+    }
+
+    /// A client wrote its own properties (`pw_core_update_properties` on its own connection):
+    /// the module reads the request from the update itself, so that properties another
+    /// client wrote onto this one (`pw_client_update_properties` with W on it) never count.
+    /// Held property changes are decided first only when a switch request changes, so a
+    /// burst of declaration rewrites is still decided once.
+    public func ownPropertiesWritten(_ client: ClientID, _ props: Properties) {
+        let asked = controlRequests[client] ?? [:]
+        guard Control.requests(in: props).contains(where: { asked[$0.switch] != $0.on }) else { return }
+        flush()
+        applyControl(from: client, props)
+    }
+
+    /// Silent mode and screen lock arrive in a permitted client's own property updates
     /// (`pw-session silent on` sets `audio.session.control.silent-mode = true`
     /// with pw_core_update_properties). A request is applied when the client
     /// changes it; the switch stays as set after the client leaves.
@@ -94,8 +209,9 @@ public final class ModuleCore {
         for request in Control.requests(in: props) {
             guard requests[request.switch] != request.on else { continue }
             requests[request.switch] = request.on
-            guard Control.isPermitted(props) else {
-                effects.log(.warn, "\(client) may not set \(request.switch.rawValue): sandboxed client")
+            if let refusal = Control.refusal(props, identity: identities[client],
+                                             allowed: policy.configuration.controlApplications) {
+                effects.log(.warn, "\(client) may not set \(request.switch.rawValue): \(refusal)")
                 continue
             }
             effects.log(.info, "\(client) sets \(request.switch.rawValue) \(request.on ? "on" : "off")")

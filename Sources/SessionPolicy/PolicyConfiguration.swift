@@ -95,9 +95,12 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var privatePortTypes: Set<PortType> = [.headphones, .bluetoothA2DP, .bluetoothHFP, .bluetoothLE]
     /// `device.form-factor` values that are private outputs (SPEC 8), e.g. USB headsets.
     public var privateFormFactors: Set<String> = ["headphone", "headphones", "headset", "hands-free", "handset", "earbuds"]
-    /// Applications (`application.name` or `application.process.binary`) that may claim call
-    /// priority; empty = anyone may (R10).
+    /// The clients granted call priority (R10), named by identity (`ClientIdentity.isNamed(by:)`:
+    /// an executable path, `uid:<n>` or a Flatpak app id); empty = every client that is not sandboxed.
     public var callPriorityApplications: Set<String> = []
+    /// The clients that may set the global switches (silent mode, screen lock), named like
+    /// `callPriorityApplications`; empty = every client that is not sandboxed.
+    public var controlApplications: Set<String> = []
     /// Applications the policy forbids to interrupt others (R6 `cannotInterruptOthers`). Default none.
     public var cannotInterruptApplications: Set<String> = []
     /// Priority of each class; higher wins (SPEC 5). Default call 30 > alarm 20 > prompt 10 > normal 0.

@@ -19,7 +19,7 @@ public enum SessionErrorCode: String, Sendable, Equatable, CaseIterable {
 extension SessionError {
     /// A property value shown in an error sentence: at most 40 characters,
     /// control characters escaped, so a 64 KiB or binary value stays harmless.
-    static func quote(_ value: String) -> String {
+    public static func quote(_ value: String) -> String {
         var out = "\""
         var count = 0
         for scalar in value.unicodeScalars {

@@ -111,6 +111,7 @@ extension SessionPolicy {
             let d = Declaration(category: rule.category, mode: rule.mode, options: rule.options)
             var pc = rule.priority
             if pc == .call && !mayClaimCall(st.client, stream: n) { pc = .normal }
+            if pc == .alarm && !mayClaimAlarm(st.client) { pc = .normal }
             let t = SessionTraits(
                 client: st.client, isLegacy: true, unmanaged: rule.unmanaged, category: rule.category, mode: rule.mode,
                 options: d.effectiveOptions, priorityClass: pc, priority: configuration.priorityValue(pc),

@@ -91,11 +91,25 @@ extension SessionPolicy {
         return nil
     }
 
-    /// The application may claim call priority (R10; empty allow list = anyone).
+    /// The identity the module established for the client (trusted when it gave none).
+    func identity(_ c: ClientID) -> ClientIdentity {
+        ClientIdentity(clients[c]?.properties ?? [:])
+    }
+
+    /// Call priority is granted, not claimed (R10): to the clients the allow list names by
+    /// their identity when there is one, else to every client that is not sandboxed.
+    /// What the client calls itself (`application.name`) plays no part.
     func mayClaimCall(_ c: ClientID, stream: NodeID?) -> Bool {
-        if configuration.callPriorityApplications.isEmpty { return true }
-        guard let name = applicationName(c, stream: stream) else { return false }
-        return configuration.callPriorityApplications.contains(name)
+        let id = identity(c)
+        if configuration.callPriorityApplications.isEmpty { return !id.sandboxed }
+        return id.isNamed(byAnyOf: configuration.callPriorityApplications)
+    }
+
+    /// Alarm priority (an alert that outranks ordinary audio) is not for sandboxed clients.
+    /// The call allow list grants it too.
+    func mayClaimAlarm(_ c: ClientID) -> Bool {
+        let id = identity(c)
+        return !id.sandboxed || id.isNamed(byAnyOf: configuration.callPriorityApplications)
     }
 
     /// The declaration in force for a declared client session: the client's, else the

@@ -1,4 +1,4 @@
-/// Apple's audio-session rules (SPEC.md) as a pure state machine:
+/// Apple's audio-session rules (R1…R41) as a pure state machine:
 /// `(State, Event) -> (State, [Effect])`.
 ///
 /// No clock, no I/O, no Foundation: the module hands in graph events and runs
@@ -156,10 +156,24 @@ public struct SessionPolicy: Sendable {
         return out
     }
 
+    /// The session stream `n` belongs to now (its client's when the client declares).
+    public func session(ofStream n: NodeID) -> SessionID? { sessionOf(n) }
+
     /// The global state as it would be published now.
     public var global: GlobalSnapshot {
         var copy = self
         return copy.globalSnapshot()
+    }
+
+    /// What is published now, as the effects that publish it: the global state, then every
+    /// session's, in session order. For a module whose metadata object was destroyed and
+    /// created again: the new object starts empty and must carry the same state.
+    public func publishedState() -> [Effect] {
+        var out: [Effect] = [.publishGlobal(lastGlobal ?? global)]
+        for s in published.keys.sorted() {
+            if let snap = published[s] { out.append(.publishSession(s, snap)) }
+        }
+        return out
     }
 
     /// The end of every event: membership of the derived sets, gains, hints, publishing.

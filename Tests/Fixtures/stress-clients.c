@@ -9,6 +9,10 @@
  * Stream/Output/Audio). Prints "ready N" once the daemon has handled every
  * request, then keeps the connections until SIGINT/SIGTERM.
  *
+ * With `--rewrite N`, each client also rewrites its own client properties N
+ * times with the line's properties (pw_core_update_properties), each time with
+ * a new `audio.session.rewrite` value: a declaration rewritten in a burst.
+ *
  * It exists because pw-cli handles one connection at a time and drops
  * requests it has not sent when its input ends; the hostile-input test needs
  * 1,000 clients quickly and reliably.
@@ -86,9 +90,11 @@ int main(int argc, char *argv[])
 	size_t cap = 0, n = 0, i;
 	ssize_t len;
 	double deadline;
-	int res = 0;
+	int res = 0, rewrites = 0, r;
 
 	pw_init(&argc, &argv);
+	if (argc == 3 && strcmp(argv[1], "--rewrite") == 0)
+		rewrites = atoi(argv[2]);
 
 	/* One socket per client: lift the soft limit on open files. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -151,6 +157,14 @@ int main(int argc, char *argv[])
 		c->node = pw_core_create_object(c->core, "adapter", PW_TYPE_INTERFACE_Node,
 				PW_VERSION_NODE, &props->dict, 0);
 		pw_properties_free(props);
+		for (r = 0; r < rewrites; r++) {
+			struct pw_properties *own = pw_properties_new_string(line);
+			if (own == NULL)
+				break;
+			pw_properties_setf(own, "audio.session.rewrite", "%d", r);
+			pw_core_update_properties(c->core, &own->dict);
+			pw_properties_free(own);
+		}
 		c->pending = pw_core_sync(c->core, PW_ID_CORE, 0);
 		n++;
 		/* One client at a time: wait until the daemon has handled this one. */

@@ -110,6 +110,54 @@ final class CProps {
         }
     }
 
+    /// A metadata object created anew (a client destroyed the old one) starts empty:
+    /// `as_core_republish` writes the global state and every published session again.
+    @Test func republishWritesTheGlobalStateAndEverySessionAgain() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        CProps(["media.role": "Music"]).with { as_core_stream_added(core, 10, 5, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 10, true)
+        CProps(["audio.session.category": "playback"]).with { as_core_client_added(core, 6, $0) }
+        func published() -> [String: String] {
+            var out: [String: String] = [:]
+            for case .publish(let subject, let key, _, let value?) in effects.calls where key != "audio-session.event" {
+                out["\(subject) \(key)"] = value
+            }
+            return out
+        }
+        let before = published()
+        #expect(before.keys.sorted() == ["0 audio-session.global", "10 audio-session.session", "6 audio-session.session"])
+        effects.calls = []
+        as_core_republish(core)
+        #expect(published() == before)
+        as_core_republish(nil)
+    }
+
+    /// The identity the module reads from the daemon reaches the policy; odd values
+    /// (no executable, uid -1 or beyond 32 bits) mean "unknown", never a trap.
+    @Test func aClientsIdentityCrossesTheABIAndDecidesCallPriority() throws {
+        let core = try newCore(CProps(["call.allowed-applications": "[ /usr/bin/linphone ]"]))
+        defer { as_core_free(core) }
+        let phone = CProps(["media.role": "Phone", "application.name": "/usr/bin/linphone"])
+        "/usr/bin/linphone".withCString { exe in
+            var trusted = as_client_identity(executable: exe, app_id: nil, uid: 1000, sandboxed: false)
+            as_core_client_identity(core, 1, &trusted)
+        }
+        var unknown = as_client_identity(executable: nil, app_id: nil, uid: -1, sandboxed: false)
+        as_core_client_identity(core, 2, &unknown)
+        var huge = as_client_identity(executable: nil, app_id: nil, uid: Int64.max, sandboxed: true)
+        as_core_client_identity(core, 3, &huge)
+        for c in UInt32(1)...3 {
+            CProps(["application.name": "/usr/bin/linphone"]).with { as_core_client_added(core, c, $0) }
+            phone.with { as_core_stream_added(core, c * 10, c, AS_STREAM_OUTPUT, $0) }
+        }
+        let priorities = Dictionary(effects.calls.metadataWrites.compactMap { w -> (UInt32, String)? in
+            guard w.key == "audio-session.session", let p = w.value?["priority"] as? String else { return nil }
+            return (w.subject, p)
+        }, uniquingKeysWith: { $1 })
+        #expect(priorities == [10: "call", 20: "normal", 30: "normal"])
+    }
+
     @Test func nullCoreIsIgnoredByEveryEntryPoint() {
         let props = CProps(["media.role": "Music"])
         props.with { p in
@@ -120,7 +168,11 @@ final class CProps {
             as_core_endpoint_added(nil, 3, AS_ENDPOINT_SINK, p)
             as_core_endpoint_changed(nil, 3, p)
             as_core_endpoint_port_restored(nil, 3, p)
+            as_core_client_own_properties(nil, 1, p)
         }
+        var identity = as_client_identity(executable: nil, app_id: nil, uid: -1, sandboxed: false)
+        as_core_client_identity(nil, 1, &identity)
+        as_core_republish(nil)
         as_core_stream_running(nil, 2, true)
         as_core_stream_activation_requested(nil, 2)
         as_core_endpoint_port_lost(nil, 3)
@@ -215,7 +267,9 @@ final class CProps {
         #expect(application.unicodeScalars.allSatisfy { $0 != "\u{0}" })
     }
 
-    @Test func sixtyFourKiBValuesPassThroughWhole() throws {
+    /// Bounded memory: a 64 KiB name is cut to 256 bytes, a 64 KiB declaration value is
+    /// refused with badParam; neither is kept whole.
+    @Test func sixtyFourKiBValuesAreCutOrRefusedNeverKeptWhole() throws {
         let core = try newCore()
         defer { as_core_free(core) }
         let long = String(repeating: "x", count: 64 * 1024)
@@ -226,7 +280,10 @@ final class CProps {
         as_core_stream_running(core, 80, true)
         expectEffectsNameOnly(streams: [80], clients: [8])
         let application = effects.calls.metadataWrites.last { $0.key == "audio-session.session" }?.value?.string("application")
-        #expect(application?.utf8.count == 64 * 1024)
+        #expect(application?.utf8.count == 256)
+        let refusal = effects.calls.events.first { $0["type"] as? String == "declarationRefused" }
+        #expect((refusal?["error"] as? [String: Any])?["code"] as? String == "badParam", "\(String(describing: refusal))")
+        for case .publish(_, _, _, let value?) in effects.calls { #expect(value.utf8.count < 4096) }
     }
 
     @Test func idsZeroAndUInt32MaxAreOrdinaryIds() throws {

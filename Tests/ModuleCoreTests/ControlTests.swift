@@ -36,8 +36,11 @@ import Testing
         return p.merging(extra) { $1 }
     }
 
+    /// The client updates its own properties: the daemon reports the new set (`info_changed`),
+    /// the module the update itself (its own client resource).
     func change(_ props: Properties) -> [EffectCall] {
         core.handle(.clientChanged(ClientID(Self.controller), props))
+        core.ownPropertiesWritten(ClientID(Self.controller), props)
         return sink.take()
     }
 
@@ -110,5 +113,67 @@ import Testing
             #expect(calls.streamEffects.isEmpty, "\(value)")
         }
         #expect(core.policy.snapshot().silentMode == false)
+    }
+
+    // MARK: what a client cannot forge
+
+    @Test func r20AnotherClientWritingTheSwitchIntoATrustedClientsPropertiesChangesNothing() {
+        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        _ = sink.take()
+        // pw_client_update_properties on the controller's global, from another connection:
+        // the daemon reports the new set, but the controller sent nothing.
+        core.handle(.clientChanged(ClientID(Self.controller),
+                                   controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": "true"])))
+        core.flush()
+        #expect(sink.take().streamEffects.isEmpty)
+        #expect(core.policy.snapshot().silentMode == false)
+    }
+
+    @Test func r20AFlatpakClientThatClaimsUnrestrictedAccessAtConnectIsStillRefused() {
+        // PipeWire 0.3.65 keeps a pipewire.access the client brings; the module's own
+        // look at the process (its Flatpak instance file) says sandboxed.
+        core.setIdentity(ClientIdentity(executable: "/app/bin/game", appID: "org.example.Game", uid: 1000, sandboxed: true),
+                         of: ClientID(Self.controller))
+        core.handle(.clientAdded(ClientID(Self.controller),
+                                 controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": "true"])))
+        let calls = sink.take()
+        #expect(calls.streamEffects.isEmpty)
+        #expect(calls.logs.contains { $0.0 == .warn && $0.1.contains("sandboxed") })
+        #expect(core.policy.snapshot().silentMode == false)
+    }
+
+    @Test func r20WithAControlAllowListOnlyTheExecutablesItNamesMaySetTheSwitches() {
+        var config = PolicyConfiguration()
+        config.controlApplications = ["/usr/bin/pw-session"]
+        let sink = RecordingEffectSink()
+        let core = ModuleCore(configuration: config, effects: sink)
+        var props = controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": "true"])
+        props["application.name"] = "/usr/bin/pw-session"
+        props["application.process.binary"] = "/usr/bin/pw-session"
+        core.setIdentity(ClientIdentity(executable: "/usr/bin/python3", uid: 1000), of: ClientID(71))
+        core.handle(.clientAdded(ClientID(71), props))
+        #expect(core.policy.snapshot().silentMode == false)
+        #expect(sink.take().logs.contains { $0.0 == .warn && $0.1.contains("control.allowed-applications") })
+
+        core.setIdentity(ClientIdentity(executable: "/usr/bin/pw-session", uid: 1000), of: ClientID(72))
+        core.handle(.clientAdded(ClientID(72), props))
+        #expect(core.policy.snapshot().silentMode == true)
+    }
+
+    @Test func r10IdentityKeysAClientOrStreamBringsAreReplacedByTheModulesOwn() {
+        var config = PolicyConfiguration()
+        config.callPriorityApplications = ["/usr/bin/linphone"]
+        let core = ModuleCore(configuration: config, effects: RecordingEffectSink())
+        let forged: Properties = [
+            IdentityKey.executable: "/usr/bin/linphone", IdentityKey.sandboxed: "false", "media.role": "Phone",
+        ]
+        core.setIdentity(ClientIdentity(executable: "/usr/bin/pw-play", uid: 1000, sandboxed: true), of: ClientID(80))
+        core.handle(.clientAdded(ClientID(80), forged))
+        core.handle(.streamAdded(NodeID(81), client: ClientID(80), direction: .output, forged))
+        core.handle(.clientChanged(ClientID(80), forged))
+        core.flush()
+        #expect(core.policy.sessions[.stream(NodeID(81))]?.priority == .normal)
+        #expect(core.policy.snapshot().clients[ClientID(80)]?.properties[IdentityKey.sandboxed] == "true")
+        #expect(core.policy.snapshot().streams[NodeID(81)]?.properties[IdentityKey.executable] == nil)
     }
 }

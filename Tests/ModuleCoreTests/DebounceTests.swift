@@ -39,6 +39,18 @@ final class DeferringEffectSink: EffectSink {
         return .clientChanged(ClientID(Self.client), p)
     }
 
+    /// The module also hands the core each update the client sent itself (for the global
+    /// switches): without a switch in it, the burst still waits for the flush.
+    @Test func theClientsOwnUpdatesWithoutASwitchDoNotDecideTheBurstEarly() {
+        for category in ["playback", "ambient", "soloAmbient"] {
+            let event = declaring(category)
+            core.handle(event)
+            if case .clientChanged(let c, let props) = event { core.ownPropertiesWritten(c, props) }
+        }
+        #expect(core.pendingChangeCount == 1)
+        #expect(sink.recording.take().streamEffects.isEmpty)
+    }
+
     @Test func aBurstOfDeclarationChangesIsDecidedOnceOnTheLastOne() throws {
         // 50 rewrites, every other one invalid, the last one valid (ambient).
         for i in 0..<49 { core.handle(declaring(i % 2 == 0 ? "Not A Category" : "playback")) }

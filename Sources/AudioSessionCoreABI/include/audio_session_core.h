@@ -93,10 +93,31 @@ void as_core_free(as_core *core);
 /** Decides the property changes held since schedule_flush() was called. */
 void as_core_flush(as_core *core);
 
+/** Publishes the current state again (global state, then every session's) through the
+ * publish effect: for a metadata object created anew after the previous one was destroyed.
+ * Decides held property changes first. */
+void as_core_republish(as_core *core);
+
 /* Clients (one connection each). Properties are the full current set. */
 void as_core_client_added(as_core *core, uint32_t client_id, const struct as_props *props);
 void as_core_client_changed(as_core *core, uint32_t client_id, const struct as_props *props);
 void as_core_client_removed(as_core *core, uint32_t client_id);
+
+/** Who a client is, from what the daemon knows of its connection (never from the
+ * client's own properties): call priority, alarm priority and the global switches are
+ * granted on this. */
+struct as_client_identity {
+	const char *executable;	/**< /proc/<pid>/exe of `pipewire.sec.pid`; NULL if unknown */
+	const char *app_id;	/**< Flatpak application id from the instance's .flatpak-info; NULL if none */
+	int64_t uid;		/**< `pipewire.sec.uid`, -1 if unknown */
+	bool sandboxed;		/**< restricted by the access module, or in a Flatpak sandbox */
+};
+/** Before as_core_client_added: the client's identity (kept until it is removed). */
+void as_core_client_identity(as_core *core, uint32_t client_id, const struct as_client_identity *identity);
+/** The client updated its own properties on its own connection (not another client
+ * writing them): `props` is the update as it sent it. Global switch requests are read
+ * from here only. */
+void as_core_client_own_properties(as_core *core, uint32_t client_id, const struct as_props *props);
 
 /* Streams: Stream/Output/Audio and Stream/Input/Audio nodes. */
 void as_core_stream_added(as_core *core, uint32_t node_id, uint32_t client_id,

@@ -1,0 +1,81 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    /// Programs and the session manager die without warning (kill -9): the policy ends
+    /// what they caused and never leaves a user's volume changed (R7, R15, R41).
+    @Suite(.serialized)
+    struct FaultTests {
+        static func interrupted(_ sandbox: Sandbox, _ node: Int) throws -> Bool {
+            try sandbox.sessionState(ofStream: node)?["interrupted"] as? Bool == true
+        }
+
+        @Test func r15APhoneClientKilledMidCallLetsTheMusicResume() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let call = try tone(in: sandbox, seconds: 60, frequency: 660, name: "call.wav")
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            let phone = try sandbox.spawn(["pw-play", "--media-role", "Phone", call])
+            try sandbox.waitUntil(timeout: 10, "the call to interrupt the music") { try Self.interrupted(sandbox, node) }
+            phone.terminate(signal: SIGKILL, timeout: 5)
+            try sandbox.waitUntil(timeout: 10, "the music to resume after the call's process was killed") {
+                try !Self.interrupted(sandbox, node) && PolicyInterruptionTests.running(sandbox, node)
+            }
+            #expect(sandbox.daemonProcesses.allSatisfy { $0.isRunning })
+        }
+
+        @Test func r41WirePlumberKilledMidDuckLeavesTheUsersVolumeAsSetAfterItsRestart() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let prompt = try tone(in: sandbox, seconds: 60, frequency: 880, name: "prompt.wav")
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            // The user's volume: 0.5, saved by WirePlumber.
+            try sandbox.waitUntil(timeout: 10, "WirePlumber to save the music's state") { PolicyDuckTests.restoreStream(sandbox) != nil }
+            let savedDefault = PolicyDuckTests.restoreStream(sandbox)
+            _ = try sandbox.run(["wpctl", "set-volume", String(node), "0.5"])
+            try sandbox.waitUntil(timeout: 10, "WirePlumber to save the user's volume") {
+                PolicyDuckTests.restoreStream(sandbox) != savedDefault
+            }
+            let savedBefore = PolicyDuckTests.restoreStream(sandbox)
+            let volumeBefore = try ClientRestartTests.streamVolume(sandbox, node: node)
+            let channelsBefore = try PolicyDuckTests.channelVolumes(sandbox, node)
+
+            let navigation = try sandbox.spawn(["pw-play", "--media-role", "Navigation", prompt])
+            defer { navigation.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 10, "the music to be ducked") {
+                (try sandbox.sessionState(subject: node)?["duckGain"] as? Double).map { $0 < 0.99 } == true
+            }
+            guard let wireplumber = sandbox.daemonProcesses.first(where: { $0.name == "wireplumber" }) else {
+                throw TestFailure("no wireplumber in the sandbox")
+            }
+            wireplumber.terminate(signal: SIGKILL, timeout: 5)
+            _ = try sandbox.spawn(["wireplumber"], environment: ["HOME": sandbox.directory + "/home"])
+            try sandbox.waitUntil(timeout: 30, "wireplumber to come back") {
+                Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                    (($0["info"] as? [String: Any])?["props"] as? [String: Any])?["application.name"] as? String == "WirePlumber"
+                }
+            }
+            // WirePlumber's links may have gone with it (the prompt stalls, its duck ends):
+            // whatever state the duck is in, the user's volume is the one the user set.
+            let duckAfterRestart = try sandbox.sessionState(subject: node)?["duckGain"] as? Double
+            #expect(try PolicyDuckTests.channelVolumes(sandbox, node) == channelsBefore)
+            navigation.terminate(signal: SIGKILL, timeout: 5)
+            try sandbox.waitUntil(timeout: 10, "the duck to end") {
+                (try sandbox.sessionState(subject: node)?["duckGain"] as? Double) == 1.0
+            }
+            #expect(try ClientRestartTests.streamVolume(sandbox, node: node) == volumeBefore)
+            #expect(try PolicyDuckTests.channelVolumes(sandbox, node) == channelsBefore)
+            let saved = PolicyDuckTests.restoreStream(sandbox)
+            #expect(saved == savedBefore, "WirePlumber's saved state: \(saved.map { String(decoding: $0, as: UTF8.self) } ?? "none")")
+            print("fault: duck gain \(duckAfterRestart.map { String($0) } ?? "none") after the restart; music volume \(volumeBefore) before, \(try ClientRestartTests.streamVolume(sandbox, node: node)) after; channelVolumes \(channelsBefore)")
+        }
+    }
+}

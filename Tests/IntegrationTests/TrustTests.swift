@@ -1,0 +1,98 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    /// Priority and the global switches are granted on what the daemon knows of a client,
+    /// not on what the client declares (docs/trust.md).
+    @Suite(.serialized)
+    struct TrustTests {
+        /// The client of `pid` as pw-dump shows it.
+        static func client(_ sandbox: Sandbox, pid: Int32) throws -> [String: Any]? {
+            Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").first {
+                Graph.int((($0["info"] as? [String: Any])?["props"] as? [String: Any])?["pipewire.sec.pid"]) == Int(pid)
+            }.flatMap { ($0["info"] as? [String: Any])?["props"] as? [String: Any] }
+        }
+
+        @Test func r10ARestrictedClientPlayingWithRolePhoneGetsNormalPriorityAndInterruptsNothingMixable() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let call = try tone(in: sandbox, seconds: 60, frequency: 660, name: "call.wav")
+            let restricted = ["PIPEWIRE_CONFIG_NAME": try DaemonSurvivalTests.restrictedClientConfig(sandbox)]
+            // Mixable music: interrupted by a call only (R10, R2).
+            let (player, musicNode) = try sandbox.startPlayer(
+                ["pw-play", music], environment: ["PIPEWIRE_PROPS": "{ audio.session.category=playback audio.session.options=mixWithOthers }"],
+                on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+
+            let (phone, phoneNode) = try sandbox.startPlayer(["pw-play", "--media-role", "Phone", call],
+                                                             environment: restricted, on: "headphones")
+            #expect(try Self.client(sandbox, pid: phone.pid)?["pipewire.access"] as? String == "restricted")
+            try sandbox.waitUntil(timeout: 10, "the restricted Phone stream's session to be active") {
+                try sandbox.sessionState(subject: phoneNode)?["active"] as? Bool == true
+            }
+            #expect(try sandbox.sessionState(subject: phoneNode)?["priority"] as? String == "normal")
+            #expect(try sandbox.sessionState(ofStream: musicNode)?["interrupted"] as? Bool == false)
+            phone.terminate(signal: SIGKILL, timeout: 2)
+
+            // The same stream from an ordinary client is a call and interrupts the music.
+            let (trusted, trustedNode) = try sandbox.startPlayer(["pw-play", "--media-role", "Phone", call], on: "headphones")
+            defer { trusted.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 10, "the ordinary Phone stream to interrupt the music") {
+                try sandbox.sessionState(ofStream: musicNode)?["interrupted"] as? Bool == true
+            }
+            #expect(try sandbox.sessionState(subject: trustedNode)?["priority"] as? String == "call")
+        }
+
+        @Test func r20ARestrictedClientCannotSwitchSilentModeOn() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let system = try String(contentsOfFile: DaemonSurvivalTests.restrictedClientConfig(sandbox), encoding: .utf8)
+            let conf = sandbox.directory + "/tmp/restricted-silent.conf"
+            try system.replacingOccurrences(of: "pipewire.client.access = restricted",
+                                            with: "pipewire.client.access = restricted audio.session.control.silent-mode = true")
+                .write(toFile: conf, atomically: true, encoding: .utf8)
+            let control = try sandbox.spawn(["pw-mon"], environment: ["PIPEWIRE_CONFIG_NAME": conf])
+            defer { control.terminate() }
+            // Registered (pw-dump lists it) means the module has decided on it.
+            try sandbox.waitUntil(timeout: 10, "the restricted client to connect") {
+                try Self.client(sandbox, pid: control.pid)?["audio.session.control.silent-mode"] != nil
+            }
+            #expect(try Self.client(sandbox, pid: control.pid)?["pipewire.access"] as? String == "restricted")
+            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+            #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
+        }
+
+        @Test func r20AnotherClientWritingTheSwitchIntoAPermittedClientsPropertiesChangesNothing() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            // An ordinary client, permitted to set the switch itself.
+            let controller = try sandbox.spawn(["sh", "-c", "exec sleep 60 | pw-cli"])
+            defer { controller.terminate() }
+            var controllerID: Int?
+            try sandbox.waitUntil(timeout: 10, "pw-cli to connect") {
+                controllerID = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").first {
+                    (($0["info"] as? [String: Any])?["props"] as? [String: Any])?["application.name"] as? String == "pw-cli"
+                }?["id"] as? Int
+                return controllerID != nil
+            }
+            let writer = Support.checkoutRoot + "/build/meson/audio-session-foreign-writer"
+            #expect(FileManager.default.isExecutableFile(atPath: writer), "build the fixture with make module")
+            let r = try sandbox.run([writer, String(controllerID ?? -1), "audio.session.control.silent-mode", "true"])
+            #expect(r.status == 0, "\(r.stderr)")
+            // The daemon took the write: the controller's properties carry the key now.
+            try sandbox.waitUntil(timeout: 10, "the written key on pw-cli's client") {
+                Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                    $0["id"] as? Int == controllerID &&
+                        (($0["info"] as? [String: Any])?["props"] as? [String: Any])?["audio.session.control.silent-mode"] != nil
+                }
+            }
+            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+            #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
+        }
+    }
+}
