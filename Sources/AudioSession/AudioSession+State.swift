@@ -55,6 +55,8 @@ struct SessionClientState: ~Copyable {
     /// The client properties that carry the declaration (DESIGN fact 7).
     func clientProperties() -> [String: String] {
         var p = control
+        // The policy leaves resuming to this library (R15), which reports ended+shouldResume.
+        p[DeclarationKey.library] = "1"
         guard declared else { return p }
         let d = declaration
         p[DeclarationKey.category] = d.category.rawValue

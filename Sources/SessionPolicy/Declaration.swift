@@ -59,6 +59,11 @@ public enum DeclarationKey {
     public static let outputOverride = "audio.session.output-override"
     /// The value of `deactivation` that asks for `notifyOthersOnDeactivation`.
     public static let notifyOthersOnDeactivation = "notifyOthersOnDeactivation"
+    /// A client property the AudioSession library sets on its connection (its protocol
+    /// version, "1"). Such a session resumes itself on `ended` with shouldResume; every
+    /// other one (a wrapped or unmodified program, whatever carried its declaration) is
+    /// resumed by the policy (R15). It declares nothing by itself.
+    public static let library = "audio.session.library"
     /// The prefix that makes a client a declared session.
     public static let prefix = "audio.session."
     /// Requests to the policy itself (silent mode, screen lock), not a declaration.

@@ -50,19 +50,22 @@ extension SessionPolicy {
             let shouldResume = resumable && i.wasPlaying && !i.pausedItself
             clearInterruption(v)
             notify(v, .interruptionEnded(shouldResume: shouldResume))
-            // R15: the policy resumes legacy streams itself, and wrapped programs
-            // (declaration on the stream only, no client library to resume them).
-            if shouldResume && (t.isLegacy || isWrapped(v)) {
+            // R15: the policy resumes every session that has no client library to
+            // resume it: legacy streams and wrapped programs, whether their declaration
+            // came on the stream (PIPEWIRE_PROPS) or on the client as well (PULSE_PROP).
+            if shouldResume && (t.isLegacy || !usesClientLibrary(v)) {
                 activate(v, explicit: false)
             }
         }
     }
 
-    /// A declared session whose declaration is carried by its streams only
-    /// (`PIPEWIRE_PROPS`/`PULSE_PROP` around an unmodified program, SPEC 1).
-    func isWrapped(_ s: SessionID) -> Bool {
-        guard case .client(let c) = s, let props = clients[c]?.properties else { return false }
-        return !hasSessionKey(props)
+    /// Whether the session's client uses the AudioSession library, which resumes its
+    /// session itself: the one fact is the `audio.session.library` client property
+    /// the library sets. Declarations alone say nothing: `PULSE_PROP` puts a wrapped
+    /// program's declaration on its client too.
+    func usesClientLibrary(_ s: SessionID) -> Bool {
+        guard case .client(let c) = s else { return false }
+        return clients[c]?.properties[DeclarationKey.library] != nil
     }
 
     /// Pauses every running stream of the session that the policy has not paused yet.

@@ -77,7 +77,9 @@ extension SessionPolicy {
 
     func hasSessionKey(_ props: Properties) -> Bool {
         // `audio.session.control.*` (silent mode, screen lock from pw-session) declares nothing.
-        props.keys.contains { $0.hasPrefix(DeclarationKey.prefix) && !$0.hasPrefix(DeclarationKey.controlPrefix) }
+        props.keys.contains {
+            $0.hasPrefix(DeclarationKey.prefix) && !$0.hasPrefix(DeclarationKey.controlPrefix) && $0 != DeclarationKey.library
+        }
     }
 
     func applicationName(_ c: ClientID, stream: NodeID? = nil) -> String? {

@@ -47,4 +47,31 @@ import Testing
         #expect(out.contains(ended(clientS(2), resume: true)), "\(out)")
         #expect(out.contains(.resume(N(10))), "\(out)")
     }
+
+    @Test("R15 S4 a PulseAudio program wrapped with PULSE_PROP (declaration on its client and its stream) is resumed by the policy")
+    func pulseWrappedPodcastResumes() {
+        var w = World()
+        let podcast: Properties = ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"]
+        w.declared(2, "playback", mode: "spokenAudio", library: false)
+        w.stream(10, client: 2, .output, podcast)
+        w.play(10)
+        w.legacy(20, client: 3, role: "Phone")
+        #expect(w.decide(.streamRunning(N(20), true)).contains(.pause(N(10))))
+        let out = w.decide(.streamRemoved(N(20)))
+        #expect(out.contains(ended(clientS(2), resume: true)), "\(out)")
+        #expect(out.contains(.resume(N(10))), "\(out)")
+    }
+
+    @Test("R15 a client of the AudioSession library resumes itself: the policy only tells it")
+    func libraryClientResumesItself() {
+        var w = World()
+        w.declared(2, "playback", mode: "spokenAudio")
+        w.stream(10, client: 2)
+        w.play(10)
+        w.legacy(20, client: 3, role: "Phone")
+        #expect(w.decide(.streamRunning(N(20), true)).contains(.pause(N(10))))
+        let out = w.decide(.streamRemoved(N(20)))
+        #expect(out.contains(ended(clientS(2), resume: true)), "\(out)")
+        #expect(!out.contains(.resume(N(10))), "\(out)")
+    }
 }

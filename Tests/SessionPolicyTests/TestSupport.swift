@@ -50,8 +50,14 @@ struct World {
     }
 
     /// A declared client: category/mode/options as given.
-    mutating func declared(_ c: UInt32, _ category: String, mode: String? = nil, options: String? = nil, extra: Properties = [:]) {
+    /// A client that declares on its own connection. By default it is a client of the
+    /// AudioSession library (`audio.session.library`), which resumes itself (R15);
+    /// `library: false` is a wrapped program whose declaration reached its client
+    /// (PULSE_PROP), which the policy resumes.
+    mutating func declared(_ c: UInt32, _ category: String, mode: String? = nil, options: String? = nil,
+                           library: Bool = true, extra: Properties = [:]) {
         var props = extra
+        if library { props["audio.session.library"] = "1" }
         props["audio.session.category"] = category
         if let mode { props["audio.session.mode"] = mode }
         if let options { props["audio.session.options"] = options }
