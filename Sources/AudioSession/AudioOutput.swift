@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A playback stream (`pw_stream`) on the session's own connection: it belongs
-/// to the session and inherits its declaration (SPEC 1).
+/// to the session and inherits its declaration (§1).
 ///
 /// `render` is called on PipeWire's data (realtime) thread with an interleaved
 /// float buffer and the channel count; it returns the frames written (0 when

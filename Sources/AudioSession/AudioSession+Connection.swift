@@ -121,7 +121,7 @@ extension AudioSession {
             return (first, w)
         }
         for w in waiters {
-            w.continuation.resume(returning: .failure(SessionError(code: .mediaServicesFailed, message: "R40: media services were lost")))
+            w.continuation.resume(returning: .failure(SessionError(code: .mediaServicesFailed, message: "PipeWire went away before the policy answered (media services were lost). [R40]")))
         }
         if first { deliver(.mediaServicesWereLost) }
     }

@@ -52,7 +52,7 @@ struct SessionClientState: ~Copyable {
 
     var isReady: Bool { connected && synced && clientID != nil && policyPresent && replayDone }
 
-    /// The client properties that carry the declaration (DESIGN fact 7).
+    /// The client properties that carry the declaration (pw_core_update_properties; unmodified programs get them from PIPEWIRE_PROPS or PULSE_PROP).
     func clientProperties() -> [String: String] {
         var p = control
         // The policy leaves resuming to this library (R15), which reports ended+shouldResume.

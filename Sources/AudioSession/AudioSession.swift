@@ -80,14 +80,14 @@ public final class AudioSession: Sendable {
     public var categoryOptions: CategoryOptions { state.withLock { $0.declaration.options } }
     /// `AVAudioSession.availableCategories`.
     public var availableCategories: [Category] { Category.allCases }
-    /// `AVAudioSession.availableModes`: the modes valid for the current category (SPEC 3).
+    /// `AVAudioSession.availableModes`: the modes valid for the current category (§3).
     public var availableModes: [Mode] {
         let c = category
         return Mode.allCases.filter { $0.acceptedCategories.contains(c) && !($0 == .voicePrompt && c == .playAndRecord) }
     }
 
     /// `AVAudioSession.setCategory(_:mode:options:)`. An invalid combination
-    /// throws `incompatibleCategory` (SPEC 3, 4) and nothing is sent.
+    /// throws `incompatibleCategory` (§3, 4) and nothing is sent.
     public func setCategory(_ category: Category, mode: Mode = .default, options: CategoryOptions = []) throws(SessionError) {
         try declare { d in
             d.category = category
@@ -234,7 +234,7 @@ public final class AudioSession: Sendable {
             let speaker = s.endpoints(sink: true).first { $0.port.type == .builtInSpeaker }?.port.uid
             if port == .speaker && speaker == nil {
                 // Refused: the previous override stays.
-                throw SessionError(code: .badParam, message: "R34: no built-in speaker to override the output to")
+                throw SessionError(code: .badParam, message: "There is no built-in speaker to send the output to. [R34]")
             }
             s.outputOverride = port
             let target = port == .speaker ? speaker : nil
@@ -255,7 +255,7 @@ public final class AudioSession: Sendable {
         let streams = try state.withLock { s throws(SessionError) -> [UInt32] in
             if let port, !s.endpoints(sink: false).contains(where: { $0.port.uid == port.uid }) {
                 // Refused: the previous preference stays.
-                throw SessionError(code: .badParam, message: "SPEC 8: no input named \(port.uid)")
+                throw SessionError(code: .badParam, message: "There is no input named \(port.uid): pick one of availableInputs. [§8]")
             }
             s.preferredInput = port
             return s.ownStreams(direction: "Input")

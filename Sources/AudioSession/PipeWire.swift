@@ -223,7 +223,7 @@ final class PipeWireConnection: @unchecked Sendable {
         }
     }
 
-    /// `pw_core_update_properties`: the client properties the policy reads (DESIGN fact 7).
+    /// `pw_core_update_properties`: the client properties the policy reads (pw_core_update_properties; unmodified programs get them from PIPEWIRE_PROPS or PULSE_PROP).
     @discardableResult
     func updateClientProperties(_ properties: [String: String]) -> Bool {
         locked {

@@ -1,6 +1,6 @@
 import SessionPolicy
 
-/// The global switches a client may set on its own connection (SPEC R20):
+/// The global switches a client may set on its own connection (R20):
 /// `audio.session.control.silent-mode` and `audio.session.control.screen-lock`,
 /// "true" or "false", in the client's own property updates. Sandboxed clients are not
 /// permitted (see `refusal`).

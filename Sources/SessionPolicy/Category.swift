@@ -1,4 +1,4 @@
-/// `AVAudioSession.Category` (SPEC 2).
+/// `AVAudioSession.Category` (§2).
 public enum Category: String, Sendable, Hashable, CaseIterable {
     case ambient, soloAmbient, playback, record, playAndRecord, multiRoute
 
@@ -10,17 +10,17 @@ public enum Category: String, Sendable, Hashable, CaseIterable {
     public var hasInput: Bool { self == .record || self == .playAndRecord || self == .multiRoute }
 }
 
-/// `AVAudioSession.Mode` (SPEC 1, 3).
+/// `AVAudioSession.Mode` (§1, 3).
 public enum Mode: String, Sendable, Hashable, CaseIterable {
     case `default`, voiceChat, gameChat, videoRecording, measurement, moviePlayback
     case videoChat, spokenAudio, voicePrompt
 
-    /// The categories that accept this mode (SPEC 3).
+    /// The categories that accept this mode (§3).
     public var acceptedCategories: Set<Category> {
         Set(Category.allCases.filter(accepts))
     }
 
-    /// Whether `category` accepts this mode (SPEC 3), without building a set: the
+    /// Whether `category` accepts this mode (§3), without building a set: the
     /// declaration is validated on every property change.
     func accepts(_ category: Category) -> Bool {
         switch self {
@@ -33,7 +33,7 @@ public enum Mode: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// `AVAudioSession.CategoryOptions` (SPEC 4).
+/// `AVAudioSession.CategoryOptions` (§4).
 public struct CategoryOptions: OptionSet, Sendable, Hashable {
     public var rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -72,7 +72,7 @@ public struct CategoryOptions: OptionSet, Sendable, Hashable {
         CategoryOptions.named.filter { contains($0.option) }.map(\.name)
     }
 
-    /// Whether `category` accepts this single option (SPEC 4), without building a set.
+    /// Whether `category` accepts this single option (§4), without building a set.
     static func accepts(_ option: CategoryOptions, _ category: Category) -> Bool {
         switch option {
         case .mixWithOthers, .duckOthers:

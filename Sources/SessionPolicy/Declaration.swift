@@ -23,7 +23,7 @@ public struct Declaration: Sendable, Equatable {
         self.prefersInterruptionOnRouteDisconnect = prefersInterruptionOnRouteDisconnect
     }
 
-    /// The declared options plus those the category and mode imply (SPEC 3, 4):
+    /// The declared options plus those the category and mode imply (§3, 4):
     /// ambient always mixes; duckOthers and interruptSpokenAudioAndMixWithOthers
     /// imply mixWithOthers; voiceChat and videoChat imply allowBluetoothHFP;
     /// videoChat implies defaultToSpeaker; output-only categories allow A2DP.
@@ -37,11 +37,11 @@ public struct Declaration: Sendable, Equatable {
         return o
     }
 
-    /// Whether this session mixes with others (SPEC 2).
+    /// Whether this session mixes with others (§2).
     public var isMixable: Bool { effectiveOptions.contains(.mixWithOthers) }
 }
 
-/// The property keys of a declaration (SPEC 1).
+/// The property keys of a declaration (§1).
 public enum DeclarationKey {
     public static let category = "audio.session.category"
     public static let mode = "audio.session.mode"
@@ -76,7 +76,7 @@ extension Declaration {
     /// - Returns: `.success(nil)` when nothing is declared (no category, mode,
     ///   options or preference key), `.success(declaration)` when it is valid,
     ///   `.failure` with `badParam` (unknown or malformed value, wrong case,
-    ///   duplicate option) or `incompatibleCategory` (SPEC 3, 4) otherwise.
+    ///   duplicate option) or `incompatibleCategory` (§3, 4) otherwise.
     ///   Never traps, whatever the bytes.
     public static func parse(_ props: Properties) -> Result<Declaration?, SessionError> {
         parse(DeclarationValues(props))
@@ -95,13 +95,13 @@ extension Declaration {
         var d = Declaration()
         if let v = categoryValue {
             guard let c = Category(rawValue: v) else {
-                return .failure(SessionError(code: .badParam, message: "SPEC 1: unknown category \(SessionError.quote(v))"))
+                return .failure(SessionError(code: .badParam, message: "\(SessionError.quote(v)) is not a category; the categories are \(Category.allCases.map(\.rawValue).joined(separator: ", ")). [§1]"))
             }
             d.category = c
         }
         if let v = modeValue {
             guard let m = Mode(rawValue: v) else {
-                return .failure(SessionError(code: .badParam, message: "SPEC 1: unknown mode \(SessionError.quote(v))"))
+                return .failure(SessionError(code: .badParam, message: "\(SessionError.quote(v)) is not a mode; the modes are \(Mode.allCases.map(\.rawValue).joined(separator: ", ")). [§1]"))
             }
             d.mode = m
         }
@@ -113,13 +113,13 @@ extension Declaration {
         }
         if let v = noAlertsValue {
             guard let b = parseBool(v) else {
-                return .failure(SessionError(code: .badParam, message: "SPEC 1: prefers-no-interruptions-from-system-alerts must be true or false, not \(SessionError.quote(v))"))
+                return .failure(SessionError(code: .badParam, message: "prefers-no-interruptions-from-system-alerts must be true or false, not \(SessionError.quote(v)). [§1]"))
             }
             d.prefersNoInterruptionsFromSystemAlerts = b
         }
         if let v = routeValue {
             guard let b = parseBool(v) else {
-                return .failure(SessionError(code: .badParam, message: "SPEC 1: prefers-interruption-on-route-disconnect must be true or false, not \(SessionError.quote(v))"))
+                return .failure(SessionError(code: .badParam, message: "prefers-interruption-on-route-disconnect must be true or false, not \(SessionError.quote(v)). [§1]"))
             }
             d.prefersInterruptionOnRouteDisconnect = b
         }
@@ -135,33 +135,33 @@ extension Declaration {
         for raw in value.split(separator: ",", omittingEmptySubsequences: false) {
             let name = trim(raw)
             guard !name.isEmpty else {
-                return .failure(SessionError(code: .badParam, message: "SPEC 1: empty option in \(SessionError.quote(value))"))
+                return .failure(SessionError(code: .badParam, message: "The option list \(SessionError.quote(value)) has an empty entry. [§1]"))
             }
             guard let option = CategoryOptions.named(name) else {
-                return .failure(SessionError(code: .badParam, message: "SPEC 1: unknown option \(SessionError.quote(name))"))
+                return .failure(SessionError(code: .badParam, message: "\(SessionError.quote(name)) is not an option. [§1]"))
             }
             guard !result.contains(option) else {
-                return .failure(SessionError(code: .badParam, message: "SPEC 1: duplicate option \(SessionError.quote(name))"))
+                return .failure(SessionError(code: .badParam, message: "The option \(SessionError.quote(name)) is given twice. [§1]"))
             }
             result.insert(option)
         }
         return .success(result)
     }
 
-    /// Checks SPEC 3 (modes) and SPEC 4 (options) for this category.
+    /// Checks §3 (modes) and §4 (options) for this category.
     /// Used by the policy and by the client library before it sends anything.
     /// - Returns: `nil` when valid, else an `incompatibleCategory` error naming the rule.
     public func validate() -> SessionError? {
         if !mode.accepts(category) {
-            return SessionError(code: .incompatibleCategory, message: "SPEC 3: mode \(mode.rawValue) is not valid for \(category.rawValue)")
+            return SessionError(code: .incompatibleCategory, message: "The mode \(mode.rawValue) does not go with the category \(category.rawValue). [§3]")
         }
         for entry in CategoryOptions.named where options.contains(entry.option) {
             if !CategoryOptions.accepts(entry.option, category) {
-                return SessionError(code: .incompatibleCategory, message: "SPEC 4: \(entry.name) is not valid for \(category.rawValue)")
+                return SessionError(code: .incompatibleCategory, message: "The option \(entry.name) does not go with the category \(category.rawValue). [§4]")
             }
         }
         if mode == .voicePrompt && category == .playAndRecord {
-            return SessionError(code: .incompatibleCategory, message: "SPEC 3: mode voicePrompt is not valid for playAndRecord")
+            return SessionError(code: .incompatibleCategory, message: "The mode voicePrompt does not go with the category playAndRecord. [§3]")
         }
         return nil
     }

@@ -8,8 +8,8 @@ public enum Effect: Sendable, Equatable {
     case resume(NodeID)
     /// Ramp the policy's own gain on the node's `softVolumes` to `gain` over
     /// `rampMilliseconds`. The gain multiplies the user's channel volume; it
-    /// never replaces it (DESIGN fact 4). `gain` 1 undoes the duck. The module
-    /// steps the ramp (no step larger than 3 dB per cycle, SPEC 12).
+    /// never replaces it (WirePlumber saves volume, mute and channelVolumes, never softVolumes). `gain` 1 undoes the duck. The module
+    /// steps the ramp (no step larger than 3 dB per cycle, §12).
     case duck(NodeID, gain: Float, rampMilliseconds: UInt32)
     /// Set (`true`) or clear the policy's `softMute` on the node (R20, R21).
     case silence(NodeID, Bool)

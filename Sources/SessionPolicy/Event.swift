@@ -13,9 +13,9 @@ public enum Event: Sendable, Equatable {
     case streamAdded(NodeID, client: ClientID, direction: StreamDirection, Properties)
     /// The stream's properties changed (`pw_stream_update_properties`): the full new set.
     case streamChanged(NodeID, Properties)
-    /// The node's state became running (`true`) or left it (`false`): legacy activation (SPEC 1).
+    /// The node's state became running (`true`) or left it (`false`): legacy activation (§1).
     case streamRunning(NodeID, Bool)
-    /// The owner re-activated a node the policy had paused (DESIGN fact 2, SPEC R16).
+    /// The owner re-activated a node the policy had paused (R16).
     case streamActivationRequested(NodeID)
     case streamRemoved(NodeID)
     /// A sink or source appeared, with its node and device properties merged.

@@ -36,7 +36,7 @@ public struct DeviceID: Hashable, Comparable, Sendable, CustomStringConvertible 
 ///
 /// A session is a client that declared (its client properties or one of its
 /// streams' properties carry `audio.session.*`), or, for a legacy stream that
-/// declares nothing, that stream alone (SPEC 1).
+/// declares nothing, that stream alone (§1).
 public enum SessionID: Hashable, Comparable, Sendable, CustomStringConvertible {
     case client(ClientID)
     case stream(NodeID)

@@ -1,9 +1,9 @@
-/// The priority classes of SPEC 5 (highest first: call > alarm > prompt > normal).
+/// The priority classes of §5 (highest first: call > alarm > prompt > normal).
 public enum PriorityClass: String, Sendable, Hashable, CaseIterable {
     case normal, prompt, alarm, call
 }
 
-/// What a legacy stream's `media.role` maps to (SPEC 1 table).
+/// What a legacy stream's `media.role` maps to (§1 table).
 public struct RoleRule: Sendable, Equatable {
     public var category: Category
     public var mode: Mode
@@ -36,7 +36,7 @@ public struct RoleRule: Sendable, Equatable {
         self.ambientWhenOtherAudioPlays = ambientWhenOtherAudioPlays
     }
 
-    /// The SPEC 1 table.
+    /// The §1 table.
     public static let defaultTable: [String: RoleRule] = {
         let media = RoleRule(category: .playback)
         let movie = RoleRule(category: .playback, mode: .moviePlayback)
@@ -59,10 +59,10 @@ public struct RoleRule: Sendable, Equatable {
     }()
 }
 
-/// Everything the policy can be told, with the SPEC's defaults.
+/// Everything the policy can be told, with the documented defaults (docs/policy.md).
 /// (The module parses the SPA-JSON configuration into this value.)
 public struct PolicyConfiguration: Sendable, Equatable {
-    /// How a legacy stream without `media.role` behaves (SPEC 1).
+    /// How a legacy stream without `media.role` behaves (§1).
     public enum Profile: String, Sendable, CaseIterable {
         /// playback + mixWithOthers: never interrupts, can be interrupted and ducked.
         case desktop
@@ -79,21 +79,21 @@ public struct PolicyConfiguration: Sendable, Equatable {
 
     /// Default `desktop`.
     public var profile: Profile = .desktop
-    /// The gain of a ducked session, multiplied into its user volume. Default 0.2 (−14 dB, SPEC 12).
+    /// The gain of a ducked session, multiplied into its user volume. Default 0.2 (−14 dB, §12).
     public var duckLevel: Float = 0.2
     /// The strong duck used by voicePrompt/navigation duckers when `strongDuckForPrompts` is on. Default 0.1.
     public var strongDuckLevel: Float = 0.1
     /// Whether voicePrompt duckers use `strongDuckLevel`. Default off (S4: music ducks to the duck level).
     public var strongDuckForPrompts: Bool = false
-    /// Ramp down, default 250 ms (SPEC 12).
+    /// Ramp down, default 250 ms (§12).
     public var duckRampDownMilliseconds: UInt32 = 250
-    /// Ramp back up, default 500 ms (SPEC 12).
+    /// Ramp back up, default 500 ms (§12).
     public var duckRampUpMilliseconds: UInt32 = 500
-    /// `media.role` -> rule (SPEC 1). Lookup is exact first, then case-insensitive.
+    /// `media.role` -> rule (§1). Lookup is exact first, then case-insensitive.
     public var roleTable: [String: RoleRule] = RoleRule.defaultTable
-    /// Port types that are private outputs (SPEC 8).
+    /// Port types that are private outputs (§8).
     public var privatePortTypes: Set<PortType> = [.headphones, .bluetoothA2DP, .bluetoothHFP, .bluetoothLE]
-    /// `device.form-factor` values that are private outputs (SPEC 8), e.g. USB headsets.
+    /// `device.form-factor` values that are private outputs (§8), e.g. USB headsets.
     public var privateFormFactors: Set<String> = ["headphone", "headphones", "headset", "hands-free", "handset", "earbuds"]
     /// The clients granted call priority (R10), named by identity (`ClientIdentity.isNamed(by:)`:
     /// an executable path, `uid:<n>` or a Flatpak app id); empty = every client that is not sandboxed.
@@ -103,7 +103,7 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var controlApplications: Set<String> = []
     /// Applications the policy forbids to interrupt others (R6 `cannotInterruptOthers`). Default none.
     public var cannotInterruptApplications: Set<String> = []
-    /// Priority of each class; higher wins (SPEC 5). Default call 30 > alarm 20 > prompt 10 > normal 0.
+    /// Priority of each class; higher wins (§5). Default call 30 > alarm 20 > prompt 10 > normal 0.
     public var priorities: [PriorityClass: Int] = [.call: 30, .alarm: 20, .prompt: 10, .normal: 0]
     /// Resume legacy streams paused by a private output's loss when it returns (R31). Default off.
     public var resumeLegacyOnDeviceReturn: Bool = false
@@ -125,7 +125,7 @@ public struct PolicyConfiguration: Sendable, Equatable {
         return nil
     }
 
-    /// The rule for a stream without `media.role` (SPEC 1, last row).
+    /// The rule for a stream without `media.role` (§1, last row).
     var noRoleRule: RoleRule {
         switch profile {
         case .desktop: return RoleRule(category: .playback, options: [.mixWithOthers])

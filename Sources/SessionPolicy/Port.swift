@@ -1,4 +1,4 @@
-/// `AVAudioSession.Port`: the kind of an input or output (SPEC 8).
+/// `AVAudioSession.Port`: the kind of an input or output (§8).
 public enum PortType: String, Sendable, Hashable, CaseIterable {
     case builtInSpeaker, builtInReceiver, builtInMic, headphones, headsetMic
     case lineOut, lineIn, HDMI, displayPort, bluetoothA2DP, bluetoothHFP, bluetoothLE

@@ -1,5 +1,5 @@
-/// A refusal, with the code of SPEC 9 and a sentence naming the rule
-/// (`"R6: ..."`, `"SPEC 4: duckOthers is not valid for record"`).
+/// A refusal: a code (docs/policy.md §9) and a sentence a user understands, with
+/// the rule in brackets (`"The option duckOthers does not go with the category record. [§4]"`).
 /// Mirrors `AVAudioSession.ErrorCode`.
 public struct SessionError: Error, Sendable, Equatable {
     public var code: SessionErrorCode

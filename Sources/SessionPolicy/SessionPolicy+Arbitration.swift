@@ -1,4 +1,4 @@
-/// Activation and arbitration (SPEC 5: R1-R8, R10, R16, R17).
+/// Activation and arbitration (§5: R1-R8, R10, R16, R17).
 /// `AVAudioSession.setActive(_:options:)`.
 enum Arbitration: Equatable {
     case allowed(victims: [SessionID])
@@ -12,7 +12,7 @@ extension SessionPolicy {
         if t.priorityClass != .call && !t.exemptFromCalls {
             if let c = Self.lowest(activeCalls, where: { c in c != s && clientOf(c) != t.client }) {
                 return .refused(
-                    SessionError(code: .insufficientPriority, message: "R6: a call (\(c)) holds audio; only another call may interrupt it"),
+                    SessionError(code: .insufficientPriority, message: "A call (\(c)) holds the audio; only another call may interrupt it. [R6]"),
                     blocker: c)
             }
         }
@@ -24,7 +24,7 @@ extension SessionPolicy {
             }
             if let a = holder, let ta = traits(a) {
                 return .refused(
-                    SessionError(code: .insufficientPriority, message: "R6: \(a) has higher priority (\(ta.priorityClass.rawValue)) and holds audio"),
+                    SessionError(code: .insufficientPriority, message: "\(a) holds the audio with a higher priority (\(ta.priorityClass.rawValue)). [R6]"),
                     blocker: a)
             }
         }
@@ -32,7 +32,7 @@ extension SessionPolicy {
         if t.isAlert && configuration.alertsDuringPreferNoInterruptions == .holdBack {
             if let a = Self.lowest(activeNoAlerts, where: { a in a != s }) {
                 return .refused(
-                    SessionError(code: .insufficientPriority, message: "R17: \(a) prefers no interruptions from system alerts; the alert is held back"),
+                    SessionError(code: .insufficientPriority, message: "\(a) prefers no interruptions from system alerts, so the alert is held back. [R17]"),
                     blocker: a)
             }
         }
@@ -70,7 +70,7 @@ extension SessionPolicy {
             configuration.cannotInterruptApplications.contains(name)
         {
             return .refused(
-                SessionError(code: .cannotInterruptOthers, message: "R6: \(SessionError.quote(name)) may not interrupt others"),
+                SessionError(code: .cannotInterruptOthers, message: "\(SessionError.quote(name)) may not interrupt others (interrupt.denied-applications). [R6]"),
                 blocker: victims[0])
         }
         return .allowed(victims: victims)
@@ -101,7 +101,7 @@ extension SessionPolicy {
             return true
         }
         if t.isLegacy && ambientWhenOtherAudioPlays(s) {
-            // SPEC 1 Game: ambient when other audio is already playing, soloAmbient otherwise.
+            // §1 Game: ambient when other audio is already playing, soloAmbient otherwise.
             let other = playing.contains { clientOf($0) != t.client }
             m.adaptiveCategory = other ? .ambient : .soloAmbient
             marks[s] = m
@@ -183,7 +183,7 @@ extension SessionPolicy {
         }
         guard let wanted = Declaration.parseBool(value) else {
             notify(s, .activationResult(.failure(SessionError(
-                code: .badParam, message: "SPEC 1: audio.session.active must be true or false, not \(SessionError.quote(value))"))))
+                code: .badParam, message: "audio.session.active must be true or false, not \(SessionError.quote(value)). [§1]"))))
             return
         }
         // A new value, or the same value asked again (a new request counter): answer it.

@@ -70,7 +70,7 @@ struct Membership: OptionSet, Equatable {
     static let primary = Membership(rawValue: 1 << 7)
 }
 
-/// A session's traits as its properties make them (SPEC 1-4), cached per session.
+/// A session's traits as its properties make them (§1-4), cached per session.
 struct DerivedTraits: Equatable {
     /// For a legacy session, with its role's own category: a Game's category chosen at
     /// activation (`SessionMarks.adaptiveCategory`) is applied when read.
@@ -79,7 +79,7 @@ struct DerivedTraits: Equatable {
     var declaredOptions: CategoryOptions
     /// The name published in the session's snapshot.
     var applicationName: String?
-    /// SPEC 1 Game: ambient when other audio already plays at activation.
+    /// §1 Game: ambient when other audio already plays at activation.
     var ambientWhenOtherAudioPlays: Bool
 }
 

@@ -1,4 +1,4 @@
-/// Ducking (R3, SPEC 12), silencing (R20, R21) and the secondary-audio hint (R22).
+/// Ducking (R3, §12), silencing (R20, R21) and the secondary-audio hint (R22).
 /// `AVAudioSession.CategoryOptions.duckOthers`, `secondaryAudioShouldBeSilencedHint`.
 
 /// The gain and silence applied to all of a session's output streams.

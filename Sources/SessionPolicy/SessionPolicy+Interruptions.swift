@@ -1,4 +1,4 @@
-/// Interruptions (SPEC 6: R11-R16, R18, R19).
+/// Interruptions (§6: R11-R16, R18, R19).
 /// `AVAudioSession.interruptionNotification`.
 extension SessionPolicy {
     /// Interrupts an active session: its streams stop first (R11), then it hears `began`.

@@ -1,4 +1,4 @@
-/// Routes (SPEC 8: R30-R34). `AVAudioSession.currentRoute`, `routeChangeNotification`.
+/// Routes (§8: R30-R34). `AVAudioSession.currentRoute`, `routeChangeNotification`.
 
 /// The distinct endpoints a stream's cached route reaches, in node order.
 struct StreamEndpoints: Equatable {

@@ -1,4 +1,4 @@
-/// Clients and streams: declarations (SPEC 1-4), legacy activation, removal.
+/// Clients and streams: declarations (§1-4), legacy activation, removal.
 /// `AVAudioSession.setCategory(_:mode:options:)`, `setActive(_:)`.
 extension SessionPolicy {
     mutating func clientAdded(_ c: ClientID, _ props: Properties) {
@@ -36,7 +36,7 @@ extension SessionPolicy {
         let previousDeclaration = info.declaration
         info.properties = props
         let parsed = Declaration.parse(keys.declaration)
-        // A refused declaration leaves the previous valid one in force (SPEC 4).
+        // A refused declaration leaves the previous valid one in force (§4).
         if case .success(let d) = parsed { info.declaration = d }
         let declarationChanged = info.declaration != previousDeclaration
         clients[c] = info
@@ -125,7 +125,7 @@ extension SessionPolicy {
         if s == old, let b = before, !b.unmanaged, traits(s)?.unmanaged == true {
             // The stream's new role is unmanaged (Production, DSP, Test): its session goes
             // away like a removed one (it ends what it interrupted, forgets its own
-            // interruption) and the policy's gains on it are undone (R41, SPEC 1: never touched).
+            // interruption) and the policy's gains on it are undone (R41, §1: never touched).
             removeSession(s, notifyOthers: b.transient)
         }
         if case .failure(let e) = parsed, declarationTouched { notify(s, .declarationRefused(e)) }
@@ -139,7 +139,7 @@ extension SessionPolicy {
         guard var st = streams[n], let s = sessionOf(n) else { return }
         if running {
             if st.pausedByPolicy {
-                // The owner re-activated a node we paused (DESIGN fact 2).
+                // The owner re-activated a node we paused (R16).
                 streamActivationRequested(n)
                 return
             }

@@ -21,7 +21,7 @@ struct SessionTraits: Equatable {
 }
 
 extension SessionPolicy {
-    /// The session a stream belongs to (SPEC 1): its client's when the client declared.
+    /// The session a stream belongs to (§1): its client's when the client declared.
     func sessionOf(_ n: NodeID) -> SessionID? {
         guard let st = streams[n] else { return nil }
         return declaredClients.contains(st.client) ? .client(st.client) : .stream(n)
@@ -175,7 +175,7 @@ extension SessionPolicy {
         }
     }
 
-    /// SPEC 1 Game: the session's category depends on other audio playing at activation.
+    /// §1 Game: the session's category depends on other audio playing at activation.
     func ambientWhenOtherAudioPlays(_ s: SessionID) -> Bool {
         guard case .stream(let n) = s else { return false }
         return (derived[s] ?? deriveTraits(s))?.ambientWhenOtherAudioPlays ?? roleRule(n).ambientWhenOtherAudioPlays

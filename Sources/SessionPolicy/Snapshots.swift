@@ -168,7 +168,7 @@ public struct SessionMarks: Sendable, Equatable {
     public var interruption: InterruptionMark?
     /// The last `silenceSecondaryAudioHint` told (R22).
     public var hintTold: Bool = false
-    /// The category chosen at activation for a Game stream (SPEC 1 table).
+    /// The category chosen at activation for a Game stream (§1 table).
     public var adaptiveCategory: Category?
     public init() {}
 }

@@ -4,7 +4,7 @@ import Sandbox
 import Glibc
 #endif
 
-/// Ducking (R3, SPEC 12) and interruption (R10, R15) measured on one recording.
+/// Ducking (R3, §12) and interruption (R10, R15) measured on one recording.
 ///
 /// The music (375 Hz) and the prompt or call (1500 Hz) play on the same sink, the
 /// headphones, whose monitor is recorded. Both tones have a whole number of cycles in

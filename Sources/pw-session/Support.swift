@@ -81,7 +81,7 @@ struct DeclarationOptions: ParsableArguments {
         return p
     }
 
-    /// Parses and validates (SPEC 1, 3, 4); a refusal exits 2 with the rule's sentence.
+    /// Parses and validates (§1, 3, 4); a refusal exits 2 with the rule's sentence.
     func declaration(defaultCategory: Category? = nil) throws -> Declaration? {
         var props = properties
         if props[DeclarationKey.category] == nil, let c = defaultCategory { props[DeclarationKey.category] = c.rawValue }

@@ -20,7 +20,7 @@
 //             Decision: one declared client sets `audio.session.active` true, then false
 //             (the property set is parsed again on each change, as the module delivers it).
 //   fan-out:  N legacy mixable streams, all playing, then one non-mixable activation (a Music
-//             stream starts) and its deactivation. SPEC R22 requires a `silenceSecondaryAudioHint`
+//             stream starts) and its deactivation. R22 requires a `silenceSecondaryAudioHint`
 //             notification to every active session when the hint flips, and each of them
 //             republishes its state: the decision emits N notifications and N publications, so
 //             its cost is O(active sessions) by specification. Reported as its own row, with the

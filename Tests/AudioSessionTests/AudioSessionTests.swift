@@ -9,7 +9,7 @@ private func offlineSession() -> AudioSession {
 }
 
 @Suite struct DeclarationValidationTests {
-    @Test func SPEC4_anInvalidOptionIsRefusedBeforeAnythingIsSentAndThePreviousDeclarationStays() throws {
+    @Test func section4_anInvalidOptionIsRefusedBeforeAnythingIsSentAndThePreviousDeclarationStays() throws {
         let s = offlineSession()
         try s.setCategory(.playback, mode: .spokenAudio)
         #expect(throws: SessionError.self) { try s.setCategory(.record, options: .duckOthers) }
@@ -17,13 +17,13 @@ private func offlineSession() -> AudioSession {
             try s.setCategory(.record, options: .duckOthers)
         } catch {
             #expect(error.code == .incompatibleCategory)
-            #expect(error.message.contains("SPEC 4"))
+            #expect(error.message.contains("[§4]"))
         }
         #expect(s.category == .playback)
         #expect(s.mode == .spokenAudio)
     }
 
-    @Test func SPEC3_aModeTheCategoryDoesNotAcceptIsRefused() throws {
+    @Test func section3_aModeTheCategoryDoesNotAcceptIsRefused() throws {
         let s = offlineSession()
         do {
             try s.setCategory(.playAndRecord, mode: .voicePrompt)

@@ -54,7 +54,7 @@ extension Integration {
             let r = try Support.runOutside([exe, "run", "--category", "record", "--options", "duckOthers", "--", "touch", marker], in: tmp)
             #expect(r.status == 2, "\(r.stderr)")
             #expect(r.stderr.contains("incompatibleCategory"), "\(r.stderr)")
-            #expect(r.stderr.contains("SPEC 4"), "\(r.stderr)")
+            #expect(r.stderr.contains("[§4]"), "\(r.stderr)")
             #expect(!FileManager.default.fileExists(atPath: marker))
 
             let usage = try Support.runOutside([exe, "run", "--", "touch", marker], in: tmp)

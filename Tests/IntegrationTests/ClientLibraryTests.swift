@@ -85,7 +85,7 @@ extension Integration {
             }
         }
 
-        /// SPEC 8: the sources of the graph are the session's available inputs, and
+        /// §8: the sources of the graph are the session's available inputs, and
         /// setPreferredInput accepts one of them and refuses a name that is none.
         /// (Moving a capture stream is not tested: the library makes no capture
         /// streams, so a library session has none to move.)
@@ -123,7 +123,7 @@ extension Integration {
             return Set(Graph.links(d).filter { $0.input == Int(stream) && $0.state == "active" }.compactMap { names[$0.output] })
         }
 
-        /// SPEC 8: a session's capture stream (`AudioInput`, on the session's connection)
+        /// §8: a session's capture stream (`AudioInput`, on the session's connection)
         /// captures, and `setPreferredInput` moves it to the chosen source and back.
         @Test func setPreferredInputMovesTheSessionsCaptureStream() async throws {
             let usb = VirtualDevice(name: "usb-mic", nodeDescription: "USB Mic", formFactor: "microphone",

@@ -101,7 +101,7 @@ extension Integration {
             #expect(r.stderr.contains("mediaServicesFailed"), "\(r.stderr)")
         }
 
-        @Test func SPEC4_invalidCombinationsAreRefusedWithoutARoundTrip() throws {
+        @Test func section4_invalidCombinationsAreRefusedWithoutARoundTrip() throws {
             let tmp = try Support.makeTemp("spec4")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 1)

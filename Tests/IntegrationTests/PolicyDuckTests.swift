@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 extension Integration {
-    /// R3 / S4 / SPEC 12: a prompt ducks the music with the module's own gain
+    /// R3 / S4 / §12: a prompt ducks the music with the module's own gain
     /// (softVolumes). Music plays on the headphones, the prompt on the speaker, so the
     /// headphones' monitor holds the music alone.
     @Suite(.serialized)
@@ -136,7 +136,7 @@ extension Integration {
             Self.expectDuck(o)
         }
 
-        /// SPEC 12: "the duck multiplies the user's volume; it never replaces it".
+        /// §12: "the duck multiplies the user's volume; it never replaces it".
         @Test func aUserVolumeChangeDuringTheDuckIsKeptAndReducked() throws {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 extension Integration {
-    /// DESIGN fact 9: a headphone jack pulled out keeps the sink node; the card's
+    /// a headphone jack pulled out keeps the sink node; the card's
     /// port becomes unavailable and the card switches to its speaker port. The
     /// card here is `audio-session-fake-jack` (Tests/Fixtures/fake-jack.c): an SPA
     /// Device exported to PipeWire the way WirePlumber exports ALSA cards, with a

@@ -7,7 +7,7 @@ import Glibc
 
 extension Integration {
     /// The `audio-session` metadata as clients see it (README: docs/metadata.md), silent
-    /// mode from a permitted client (R20), and hostile declarations (SPEC 9).
+    /// mode from a permitted client (R20), and hostile declarations (§9).
     @Suite(.serialized)
     struct PolicyMetadataTests {
         /// A `pw-metadata -m` subscriber, line-buffered into a file.
@@ -134,7 +134,7 @@ extension Integration {
             #expect(playbackTail > 40_000)
         }
 
-        /// SPEC 9 / issue item 7: 1,000 clients with random, oversized and malformed
+        /// §9 / issue item 7: 1,000 clients with random, oversized and malformed
         /// declarations; the daemon survives, each gets an error event, a playing session is untouched.
         @Test func hostileDeclarationsFromAThousandClientsEachGetAnErrorAndChangeNothingElse() throws {
             let sandbox = try Sandbox.start(SandboxOptions())

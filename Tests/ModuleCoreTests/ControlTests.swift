@@ -2,7 +2,7 @@ import AudioSessionModuleCore
 import SessionPolicy
 import Testing
 
-/// Silent mode and screen lock from a client's own properties (SPEC R20, Control.swift).
+/// Silent mode and screen lock from a client's own properties (R20, Control.swift).
 @Suite struct ControlTests {
     let sink = RecordingEffectSink()
     let core: ModuleCore

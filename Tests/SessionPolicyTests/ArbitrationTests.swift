@@ -1,7 +1,7 @@
 import SessionPolicy
 import Testing
 
-@Suite("Activation and arbitration (SPEC 5)")
+@Suite("Activation and arbitration (§5)")
 struct ArbitrationTests {
     @Test("R1 activating a non-mixable session interrupts the active non-mixable one: last in wins")
     func r1() {
@@ -88,7 +88,7 @@ struct ArbitrationTests {
         #expect(result.count == 1)
         #expect(result.first.map(refused(clientS(3), .insufficientPriority)) == true)
         if case .notify(_, .activationResult(.failure(let e))) = result.first {
-            #expect(e.message.hasPrefix("R6:"))
+            #expect(e.message.hasSuffix("[R6]"))
         }
         w.legacy(20, client: 2, role: "Music")
         #expect(w.decide(.streamRunning(N(20), true)) == [.pause(N(20)), began(legacyS(20))])

@@ -1,14 +1,14 @@
 import SessionPolicy
 import Testing
 
-@Suite("Declarations and bad input (SPEC 1-4, 9)")
+@Suite("Declarations and bad input (§1-4, 9)")
 struct BadInputTests {
     func parse(_ props: Properties) -> SessionError? {
         if case .failure(let e) = Declaration.parse(props) { return e }
         return nil
     }
 
-    @Test("SPEC 1 a valid declaration parses, with aliases and implied options")
+    @Test("§1 a valid declaration parses, with aliases and implied options")
     func valid() throws {
         let d = try Declaration.parse([
             "audio.session.category": "playAndRecord", "audio.session.mode": "videoChat",
@@ -21,7 +21,7 @@ struct BadInputTests {
         #expect(try Declaration.parse(["audio.session.options": ""]).get() == Declaration())
     }
 
-    @Test("SPEC 9 unknown names, wrong case, empty strings, duplicates are badParam")
+    @Test("§9 unknown names, wrong case, empty strings, duplicates are badParam")
     func badParam() {
         let cases: [Properties] = [
             ["audio.session.category": "loud"],
@@ -41,15 +41,15 @@ struct BadInputTests {
         for props in cases {
             let e = parse(props)
             #expect(e?.code == .badParam)
-            #expect(e?.message.hasPrefix("SPEC 1:") == true)
+            #expect(e?.message.hasSuffix("[§1]") == true)
             #expect((e?.message.count ?? 0) < 200)
         }
     }
 
-    @Test("SPEC 3 and SPEC 4 modes and options outside their categories are incompatibleCategory")
+    @Test("§3 and §4 modes and options outside their categories are incompatibleCategory")
     func incompatible() {
         #expect(parse(["audio.session.category": "record", "audio.session.options": "duckOthers"])
-            == SessionError(code: .incompatibleCategory, message: "SPEC 4: duckOthers is not valid for record"))
+            == SessionError(code: .incompatibleCategory, message: "The option duckOthers does not go with the category record. [§4]"))
         #expect(parse(["audio.session.category": "playback", "audio.session.mode": "voiceChat"])?.code == .incompatibleCategory)
         #expect(parse(["audio.session.category": "playAndRecord", "audio.session.mode": "voicePrompt"])?.code == .incompatibleCategory)
         #expect(parse(["audio.session.category": "soloAmbient", "audio.session.options": "mixWithOthers"])?.code == .incompatibleCategory)
@@ -58,7 +58,7 @@ struct BadInputTests {
         #expect(parse(["audio.session.category": "record", "audio.session.options": "allowBluetoothHFP"]) == nil)
     }
 
-    @Test("SPEC 9 a refused declaration is an error effect and the previous one stays in force")
+    @Test("§9 a refused declaration is an error effect and the previous one stays in force")
     func refusedKeepsPrevious() {
         var w = World()
         w.declared(1, "playback")
@@ -75,7 +75,7 @@ struct BadInputTests {
         #expect(active.first.map(refused(clientS(1), .badParam)) == true)
     }
 
-    @Test("SPEC 9 bad input never traps and never changes another session")
+    @Test("§9 bad input never traps and never changes another session")
     func neverTraps() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
@@ -102,7 +102,7 @@ struct BadInputTests {
             .endpointMuteChanged(N(993), muted: true), .userRouteChoice(stream: N(992), endpoint: nil)) == [])
     }
 
-    @Test("SPEC 1 role table and profiles")
+    @Test("§1 role table and profiles")
     func roles() {
         var w = World { $0.profile = .ios }
         w.legacy(10, client: 1, role: nil)

@@ -1,7 +1,7 @@
 import SessionPolicy
 import Testing
 
-@Suite("Interruptions (SPEC 6)")
+@Suite("Interruptions (§6)")
 struct InterruptionTests {
     @Test("R11 interruption began is delivered after every stream of the session is paused")
     func r11() {

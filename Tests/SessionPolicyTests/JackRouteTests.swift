@@ -1,7 +1,7 @@
 import Testing
 @testable import SessionPolicy
 
-/// A headphone jack: the sink node stays, its port changes (DESIGN fact 9). The module
+/// A headphone jack: the sink node stays, its port changes (the card switches its route). The module
 /// reports the port's loss, then the port the card switched to, then its return.
 @Suite struct JackRouteTests {
     /// An ALSA card's sink as the module describes it: node, device and active route.

@@ -1,7 +1,7 @@
 import SessionPolicy
 import Testing
 
-@Suite("Media services (SPEC 10)")
+@Suite("Media services (§10)")
 struct MediaServicesTests {
     @Test("R40 a rebuild tells declared sessions mediaServicesWereLost then mediaServicesWereReset")
     func r40() {

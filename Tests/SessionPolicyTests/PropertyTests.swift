@@ -87,7 +87,7 @@ struct InvariantChecker {
     var ownerResumed: Set<NodeID> = []
 
     mutating func run(_ event: Event) {
-        // The owner re-activating a node the policy paused undoes that pause (DESIGN fact 2).
+        // The owner re-activating a node the policy paused undoes that pause (R16).
         switch event {
         case .streamActivationRequested(let n), .streamRunning(let n, true):
             if policy.snapshot().streams[n]?.pausedByPolicy == true {

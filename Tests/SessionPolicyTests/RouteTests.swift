@@ -1,7 +1,7 @@
 import SessionPolicy
 import Testing
 
-@Suite("Routes (SPEC 8)")
+@Suite("Routes (§8)")
 struct RouteTests {
     /// Headphones 50, speaker 60.
     func world(_ configure: (inout PolicyConfiguration) -> Void = { _ in }) -> World {
@@ -137,7 +137,7 @@ struct RouteTests {
         #expect(w.session(clientS(2))?.preferredOutputPortType == nil)
     }
 
-    @Test("SPEC 8 port types from node and device properties")
+    @Test("§8 port types from node and device properties")
     func portTypes() {
         #expect(Port.from(headphonesProps, kind: .sink).type == .headphones)
         #expect(Port.from(speakerProps, kind: .sink).type == .builtInSpeaker)

@@ -1,7 +1,7 @@
 import SessionPolicy
 import Testing
 
-@Suite("Scenarios (SPEC 11)")
+@Suite("Scenarios (§11)")
 struct ScenarioTests {
     @Test("S1 language app: playback plays with the screen locked and in silent mode; other audio is interrupted")
     func s1() {

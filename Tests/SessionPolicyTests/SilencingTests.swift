@@ -1,7 +1,7 @@
 import SessionPolicy
 import Testing
 
-@Suite("Silencing (SPEC 7)")
+@Suite("Silencing (§7)")
 struct SilencingTests {
     @Test("R20 silent mode and screen lock silence ambient and soloAmbient output, not playback")
     func r20() {

@@ -125,7 +125,7 @@ void as_core_stream_added(as_core *core, uint32_t node_id, uint32_t client_id,
 void as_core_stream_changed(as_core *core, uint32_t node_id, const struct as_props *props);
 /** The node entered (true) or left (false) the running state. */
 void as_core_stream_running(as_core *core, uint32_t node_id, bool running);
-/** The owner re-activated a node that the core had paused (SPEC R16). */
+/** The owner re-activated a node that the core had paused (R16). */
 void as_core_stream_activation_requested(as_core *core, uint32_t node_id);
 void as_core_stream_removed(as_core *core, uint32_t node_id);
 
