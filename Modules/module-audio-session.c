@@ -91,6 +91,12 @@
  *   in its own properties, never when another client writes them.
  * - `interrupt.denied-applications`: application names that may not interrupt
  *   others (`cannotInterruptOthers`).
+ * - `resume.grace-ms`: how long the end of an interruption or a duck waits after
+ *   the session that caused it went (default 200; espeak-ng leaves 11-45 ms
+ *   between the streams of one utterance). A session of the same program
+ *   with the same declaration that starts within it takes them over: speech
+ *   synthesizers that open a stream per phrase do not give the audio back in
+ *   every gap. 0 ends them at once.
  * - `legacy.resume-on-device-return`: `true` or `false` (default): resume
  *   legacy streams paused by a private output's loss when it comes back.
  * - `alerts.prefer-no-interruptions`: `mix` (default) or `holdBack`: what alerts
@@ -132,6 +138,7 @@ PW_LOG_TOPIC(mod_topic, "mod." NAME);
 			"( duck.strong-for-prompts=<bool> ) "			\
 			"( duck.ramp-down-ms=<ms> ) "				\
 			"( duck.ramp-up-ms=<ms> ) "				\
+			"( resume.grace-ms=<ms> ) "				\
 			"( private.outputs=[ <port type> ... ] ) "		\
 			"( private.form-factors=[ <form factor> ... ] ) "	\
 			"( call.allowed-applications=[ <executable|uid:<n>|app-id> ... ] ) "	\
@@ -223,6 +230,15 @@ struct impl {
 	struct spa_list nodes;
 	struct spa_list clients;
 	struct spa_list devices;
+	struct spa_list timers;		/**< struct timer_entry: the core's grace periods */
+};
+
+/** A timer the core asked for (a held resume); freed when it fires or the module goes. */
+struct timer_entry {
+	struct spa_list link;
+	struct impl *impl;
+	uint64_t token;
+	struct spa_source *source;
 };
 
 /* ---- properties across the ABI ------------------------------------------ */
@@ -379,6 +395,50 @@ static void effect_schedule_flush(void *data)
 		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
 }
 
+static void timer_free(struct timer_entry *t)
+{
+	spa_list_remove(&t->link);
+	pw_loop_destroy_source(pw_context_get_main_loop(t->impl->context), t->source);
+	free(t);
+}
+
+static void on_timer(void *data, uint64_t expirations)
+{
+	struct timer_entry *t = data;
+	struct impl *impl = t->impl;
+	uint64_t token = t->token;
+
+	timer_free(t);
+	if (impl->core != NULL)
+		as_core_timer_fired(impl->core, token);
+}
+
+static void effect_schedule_timer(void *data, uint64_t token, uint32_t milliseconds)
+{
+	struct impl *impl = data;
+	struct pw_loop *loop = pw_context_get_main_loop(impl->context);
+	struct timespec value;
+	struct timer_entry *t = calloc(1, sizeof(*t));
+
+	if (t == NULL) {
+		pw_log_error("timer: %m");
+		return;
+	}
+	t->impl = impl;
+	t->token = token;
+	t->source = pw_loop_add_timer(loop, on_timer, t);
+	if (t->source == NULL) {
+		pw_log_error("timer: %m");
+		free(t);
+		return;
+	}
+	spa_list_append(&impl->timers, &t->link);
+	/* 0 would disarm the timer: at least 1 ns. */
+	value.tv_sec = milliseconds / 1000;
+	value.tv_nsec = (long) (milliseconds % 1000) * SPA_NSEC_PER_MSEC + (milliseconds == 0 ? 1 : 0);
+	pw_loop_update_timer(loop, t->source, &value, NULL, false);
+}
+
 static void on_flush(void *data, uint64_t count)
 {
 	struct impl *impl = data;
@@ -395,6 +455,7 @@ static const struct as_core_effects core_effects = {
 	.publish = effect_publish,
 	.log = effect_log,
 	.schedule_flush = effect_schedule_flush,
+	.schedule_timer = effect_schedule_timer,
 };
 
 /* ---- nodes ----------------------------------------------------------------- */
@@ -1012,8 +1073,11 @@ static void impl_destroy(struct impl *impl)
 	struct node_entry *n;
 	struct client_entry *c;
 	struct device_entry *d;
+	struct timer_entry *t;
 
 	spa_hook_remove(&impl->context_listener);
+	spa_list_consume(t, &impl->timers, link)
+		timer_free(t);
 	spa_list_consume(d, &impl->devices, link)
 		device_forget(d);
 	/* Undo every pause and gain of ours before the core goes away (R41). */
@@ -1092,6 +1156,7 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 	spa_list_init(&impl->nodes);
 	spa_list_init(&impl->clients);
 	spa_list_init(&impl->devices);
+	spa_list_init(&impl->timers);
 
 	impl->args = args ? pw_properties_new_string(args) : pw_properties_new(NULL, NULL);
 	if (impl->args == NULL) {

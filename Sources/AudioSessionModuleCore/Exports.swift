@@ -149,6 +149,11 @@ public func as_core_endpoint_removed(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.endpointRemoved(NodeID(id)))
 }
 
+@_cdecl("as_core_timer_fired")
+public func as_core_timer_fired(_ p: OpaquePointer?, _ token: UInt64) {
+    core(p)?.handle(.timerFired(token))
+}
+
 @_cdecl("as_core_flush")
 public func as_core_flush(_ p: OpaquePointer?) {
     core(p)?.flush()

@@ -14,6 +14,9 @@ public final class ModuleCore {
     public private(set) var publishedSessions: Set<SessionID> = []
 
     public init(configuration: PolicyConfiguration, effects: EffectSink) {
+        var configuration = configuration
+        // Nothing may be held for a grace period that no timer would end.
+        if !effects.schedulesTimers { configuration.resumeGraceMilliseconds = 0 }
         self.policy = SessionPolicy(configuration: configuration)
         self.effects = effects
     }
@@ -244,6 +247,8 @@ public final class ModuleCore {
             effects.publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, MetadataFormat.jsonType, value)
         case .publishGlobal(let global):
             effects.publish(0, MetadataFormat.globalKey, MetadataFormat.jsonType, MetadataFormat.global(global).description)
+        case .scheduleTimer(let token, let milliseconds):
+            effects.scheduleTimer(token, milliseconds)
         }
     }
 }
@@ -263,11 +268,17 @@ public protocol EffectSink: AnyObject {
     var defersPropertyChanges: Bool { get }
     /// Asks for one `ModuleCore.flush()` soon, on the same thread (the module's next loop turn).
     func scheduleFlush()
+    /// Whether `scheduleTimer` calls back (a grace period needs it).
+    var schedulesTimers: Bool { get }
+    /// Asks for `ModuleCore.handle(.timerFired(token))` after `milliseconds`, on the same thread.
+    func scheduleTimer(_ token: UInt64, _ milliseconds: UInt32)
 }
 
 extension EffectSink {
     public var defersPropertyChanges: Bool { false }
     public func scheduleFlush() {}
+    public var schedulesTimers: Bool { false }
+    public func scheduleTimer(_ token: UInt64, _ milliseconds: UInt32) {}
 }
 
 /// Runs effects through the C callback table given to `as_core_new`.
@@ -309,4 +320,9 @@ final class CEffectSink: EffectSink {
     }
     var defersPropertyChanges: Bool { table.version >= 2 && table.schedule_flush != nil }
     func scheduleFlush() { table.schedule_flush?(data) }
+    var schedulesTimers: Bool { table.version >= 3 && table.schedule_timer != nil }
+    func scheduleTimer(_ token: UInt64, _ milliseconds: UInt32) {
+        guard schedulesTimers else { return }
+        table.schedule_timer?(data, token, milliseconds)
+    }
 }

@@ -113,7 +113,8 @@ public final class Sandbox: @unchecked Sendable {
             modulePath = nil
         }
         let pwConf = directory + "/pipewire-config"
-        try SandboxConfig.writePipeWireConfig(to: pwConf, from: pipewire, loadModule: options.loadModule)
+        try SandboxConfig.writePipeWireConfig(to: pwConf, from: pipewire, loadModule: options.loadModule,
+                                              moduleArguments: options.moduleArguments)
         try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire)
 
         var env = ProcessInfo.processInfo.environment

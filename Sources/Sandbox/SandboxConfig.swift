@@ -147,7 +147,8 @@ enum SandboxConfig {
     /// Writes the private PipeWire configuration directory: copies of the installed
     /// configuration files without real-time (module-rt) and X11 (module-x11-bell)
     /// modules, and, when `module` is given, the drop-in that loads it.
-    static func writePipeWireConfig(to dir: String, from install: PipeWireInstall, loadModule: Bool) throws {
+    static func writePipeWireConfig(to dir: String, from install: PipeWireInstall, loadModule: Bool,
+                                    moduleArguments: [String: String] = [:]) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let dataDirs = install.configurationDataDirectories
@@ -162,11 +163,12 @@ enum SandboxConfig {
         let dropins = dir + "/pipewire.conf.d"
         try fm.createDirectory(atPath: dropins, withIntermediateDirectories: true)
         if loadModule {
+            let args = moduleArguments.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: " ")
             let conf = """
             # Written by the audio-session sandbox: load the policy module.
             context.modules = [
                 { name = libpipewire-module-audio-session
-                    args = { }
+                    args = { \(args) }
                 }
             ]
 

@@ -69,6 +69,8 @@ public struct SandboxOptions: Sendable {
     public var loadModule: Bool
     /// The directory holding `libpipewire-module-audio-session.so` (overrides the search).
     public var moduleDirectory: String?
+    /// Arguments of the module (`duck.level`, `resume.grace-ms`, …), as SPA-JSON values.
+    public var moduleArguments: [String: String] = [:]
     /// Print every command the sandbox runs, and its daemon PIDs, through `progress`.
     public var verbose: Bool
     /// Start pipewire-pulse (for pulse clients: paplay, pactl).

@@ -19,6 +19,8 @@ public enum Effect: Sendable, Equatable {
     case publishSession(SessionID, SessionSnapshot?)
     /// Publish the global state (route, silent mode, `isOtherAudioPlaying`, hint).
     case publishGlobal(GlobalSnapshot)
+    /// Call back with `Event.timerFired(token)` after `milliseconds` (a held resume, R7).
+    case scheduleTimer(token: UInt64, milliseconds: UInt32)
 }
 
 /// What a session hears: the notifications of `AVAudioSession`.

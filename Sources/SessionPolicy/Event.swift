@@ -40,4 +40,6 @@ public enum Event: Sendable, Equatable {
     case screenLocked(Bool)
     /// Rebuild everything from a fresh graph (R40/R41, daemon or module restart).
     case snapshot(GraphSnapshot)
+    /// The timer of `Effect.scheduleTimer(token:milliseconds:)` ran out.
+    case timerFired(UInt64)
 }

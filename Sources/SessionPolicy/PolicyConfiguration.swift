@@ -89,6 +89,11 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var duckRampDownMilliseconds: UInt32 = 250
     /// Ramp back up, default 500 ms (§12).
     public var duckRampUpMilliseconds: UInt32 = 500
+    /// How long the end of an interruption and of a duck is held after the session that
+    /// caused it went: when a session of the same program and declaration starts within
+    /// it (a speech synthesizer opens a stream per phrase), the interruption and the duck
+    /// simply go on. 0 (the core's default) ends them at once; the module sets 200 ms.
+    public var resumeGraceMilliseconds: UInt32 = 0
     /// `media.role` -> rule (§1). Lookup is exact first, then case-insensitive.
     public var roleTable: [String: RoleRule] = RoleRule.defaultTable
     /// Port types that are private outputs (§8).

@@ -130,6 +130,7 @@ extension SessionPolicy {
                 m.activationOrder = order
             }
             updateMembership(s)
+            takeOverHeldEnds(s, t)
             refreshGains(s)
             resumePausedStreams(s)
             if explicit { notify(s, .activationResult(.success(nil))) }
@@ -157,7 +158,7 @@ extension SessionPolicy {
             // R8: deactivating with running streams succeeds with an isBusy warning.
             notify(s, .activationResult(.success(hasRunningStream(s) ? .isBusy : nil)))
         }
-        endInterruptions(causedBy: .session(s), resumable: notifyOthers)
+        endOrHold(s, traits: traits(s), resumable: notifyOthers)
     }
 
     /// Handles a change of `audio.session.active` on a declared session.

@@ -17,8 +17,14 @@ extension SessionPolicy {
     /// The gain the policy wants on the session's output: the lowest level among the
     /// active duckers that apply to it (R3: several duckers never stack below the level).
     func desiredDuckGain(_ s: SessionID, _ t: SessionTraits) -> Float {
-        guard isActive(s), t.hasOutput, !activeDuckers.isEmpty else { return 1 }
+        guard isActive(s), t.hasOutput, !(activeDuckers.isEmpty && held.isEmpty) else { return 1 }
         var gain: Float = 1
+        // A ducker that went moments ago still ducks during the grace period.
+        for h in held.values where h.ducks && h.client != t.client {
+            if h.isAlert && t.prefersNoAlerts { continue }
+            if t.priority > h.priority { continue }
+            gain = min(gain, Self.clampLevel(h.duckLevel))
+        }
         for d in activeDuckers where d != s {
             guard let td = traits(d), td.client != t.client else { continue }
             if td.isAlert && t.prefersNoAlerts { continue }  // R17

@@ -261,6 +261,8 @@ extension SessionPolicy {
     /// A session goes away: it deactivates (ending what it interrupted), its own
     /// interruption is forgotten, and its published state is removed.
     mutating func removeSession(_ s: SessionID, notifyOthers: Bool, resetGains: Bool = true) {
+        let wasActive = isActive(s)
+        let traitsBefore = traits(s)
         if case .client(let c) = s { uniformGains[c] = nil }
         if resetGains {
             // Its streams stay (they move to another session): the policy's gains go.
@@ -284,7 +286,7 @@ extension SessionPolicy {
         clearInterruption(s)
         marks[s] = nil
         removeMembership(s)
-        endInterruptions(causedBy: .session(s), resumable: notifyOthers)
+        endOrHold(s, traits: wasActive ? traitsBefore : nil, resumable: notifyOthers)
         touched.remove(s)
         if published.removeValue(forKey: s) != nil {
             emit(.publishSession(s, nil))

@@ -83,6 +83,9 @@ public struct SessionPolicy: Sendable {
     var touched: Set<SessionID> = []
     var refreshAll = false
     var hintDirty = false
+    /// Interruptions and ducks whose cause went, held for the grace period (R7).
+    var held: [UInt64: HeldEnd] = [:]
+    var lastTimerToken: UInt64 = 0
     var justActivated: Set<SessionID> = []
 
     public init(configuration: PolicyConfiguration = PolicyConfiguration()) {
@@ -128,6 +131,7 @@ public struct SessionPolicy: Sendable {
                 refreshAll = true
             }
         case .snapshot(let graph): rebuild(from: graph)
+        case .timerFired(let token): heldEndExpired(token)
         }
         finish()
         let out = fx

@@ -32,6 +32,7 @@ struct SandboxCommand: ParsableCommand {
           pw-session sandbox --no-module -- sh -c 'pw-play a.wav & pw-dump'
           pw-session sandbox --devices speaker -- paplay tone.wav
           pw-session sandbox --verbose
+          pw-session sandbox --module-arg resume.grace-ms=0 --module-arg duck.level=0.3 -- pw-play song.wav
           pw-session sandbox --pipewire build/pipewire-1.4/root --module-dir build/meson-pw1.4 -- pw-play tone.wav
         """
     )
@@ -44,6 +45,9 @@ struct SandboxCommand: ParsableCommand {
 
     @Option(name: .customLong("module-dir"), help: ArgumentHelp("Directory holding libpipewire-module-audio-session.so.", valueName: "dir"))
     var moduleDirectory: String?
+
+    @Option(name: .customLong("module-arg"), help: ArgumentHelp("An argument of the module, as KEY=VALUE (for example duck.level=0.3 or resume.grace-ms=0); repeat for more.", valueName: "key=value"))
+    var moduleArguments: [String] = []
 
     @Option(name: .customLong("pipewire"), help: ArgumentHelp("Run the PipeWire unpacked in this directory (it holds usr/bin/pipewire) instead of the system's.", valueName: "prefix"))
     var pipewirePrefix: String?
@@ -58,23 +62,28 @@ struct SandboxCommand: ParsableCommand {
         do {
             _ = try VirtualDevice.parseList(devices)
             if let pipewirePrefix { _ = try PipeWireInstall(prefix: pipewirePrefix) }
+            for a in moduleArguments where !a.contains("=") || a.hasPrefix("=") {
+                throw ValidationError("--module-arg takes KEY=VALUE, for example duck.level=0.3; got '\(a)'.")
+            }
         } catch {
             throw ValidationError("\(error)")
         }
     }
 
     func run() throws {
-        let status = SandboxRunner(
-            options: SandboxOptions(
-                devices: (try? VirtualDevice.parseList(devices)) ?? [],
-                loadModule: !noModule,
-                moduleDirectory: moduleDirectory,
-                verbose: verbose,
-                progress: { line in FileHandle.standardError.write(Data(line.utf8)) },
-                pipewire: pipewirePrefix.flatMap { try? PipeWireInstall(prefix: $0) }
-            ),
-            command: command
-        ).run()
+        var options = SandboxOptions(
+            devices: (try? VirtualDevice.parseList(devices)) ?? [],
+            loadModule: !noModule,
+            moduleDirectory: moduleDirectory,
+            verbose: verbose,
+            progress: { line in FileHandle.standardError.write(Data(line.utf8)) },
+            pipewire: pipewirePrefix.flatMap { try? PipeWireInstall(prefix: $0) }
+        )
+        for a in moduleArguments {
+            guard let eq = a.firstIndex(of: "=") else { continue }
+            options.moduleArguments[String(a[..<eq])] = String(a[a.index(after: eq)...])
+        }
+        let status = SandboxRunner(options: options, command: command).run()
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -88,5 +88,49 @@ extension Integration {
             #expect(r.paused == 0)
             #expect(abs(r.after - r.before) <= 0.5)
         }
+
+        /// The interruptions a spoken prompt gives a wrapped podcast: espeak-ng opens a
+        /// stream per phrase, milliseconds apart. Returns the podcast's began and ended events.
+        static func interruptionsOfAPodcastUnderSpeech(moduleArguments: [String: String]) throws -> (began: Int, ended: Int) {
+            var options = SandboxOptions()
+            options.moduleArguments = moduleArguments
+            let sandbox = try Sandbox.start(options)
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "podcast.wav")
+            let monitor = try sandbox.spawn(["pw-metadata", "-n", "audio-session", "-m"])
+            let podcast = try Self.wrapped(["--category", "playback", "--mode", "spokenAudio"], ["paplay", music])
+            let (player, node) = try sandbox.startPlayer(podcast, on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            guard let session = (try sandbox.sessionState(ofStream: node)?["session"] as? [String: Any])?["id"] as? Int else {
+                throw TestFailure("the podcast has no published session")
+            }
+            let prompt = try Self.wrapped(["--category", "playback", "--mode", "voicePrompt",
+                                           "--options", "interruptSpokenAudioAndMixWithOthers,duckOthers"],
+                                          ["espeak-ng", "-s", "160", "Turn left. Then, after the bridge, keep right."])
+            let r = try sandbox.run(prompt, environment: ["PULSE_SINK": "speaker"], timeout: 30)
+            #expect(r.status == 0, "\(r.stderr)")
+            try sandbox.waitUntil(timeout: 10, "the podcast to play again") {
+                try sandbox.sessionState(ofStream: node)?["interrupted"] as? Bool == false &&
+                    PolicyInterruptionTests.running(sandbox, node)
+            }
+            let events = (monitor.stdoutPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? "")
+                .split(separator: "\n")
+                .filter { $0.contains("audio-session.event") && $0.contains("\"kind\":\"client\",\"id\":\(session)}") }
+            let began = events.filter { $0.contains("\"phase\":\"began\"") }.count
+            let ended = events.filter { $0.contains("\"phase\":\"ended\"") }.count
+            print("podcast under espeak-ng (\(moduleArguments)): \(began) began, \(ended) ended")
+            return (began, ended)
+        }
+
+        /// R13 and the grace period: the podcast is interrupted once for the whole prompt and
+        /// resumed once after it. Without the grace period (resume.grace-ms = 0, the control)
+        /// it is given back and taken again between the phrases.
+        @Test func r13AMultiStreamSpeechPromptInterruptsThePodcastOnce() throws {
+            let control = try Self.interruptionsOfAPodcastUnderSpeech(moduleArguments: ["resume.grace-ms": "0"])
+            #expect(control.began > 1, "without a grace period: \(control)")
+            let graced = try Self.interruptionsOfAPodcastUnderSpeech(moduleArguments: [:])
+            #expect(graced.began == 1, "\(graced)")
+            #expect(graced.ended == 1, "\(graced)")
+        }
     }
 }

@@ -36,7 +36,8 @@ let recordingTable = as_core_effects(
         }
         recorder(data)?.calls.append(.log(l, message.map { String(cString: $0) } ?? "<NULL>"))
     },
-    schedule_flush: nil)
+    schedule_flush: nil,
+    schedule_timer: nil)
 
 /// C strings that live as long as the builder: keys and values as raw bytes (NULL allowed).
 final class CProps {

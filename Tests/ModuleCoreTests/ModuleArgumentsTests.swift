@@ -21,7 +21,11 @@ import Testing
     }
 
     @Test func noArgumentsGiveTheSpecDefaults() throws {
-        #expect(try configuration([:]) == PolicyConfiguration())
+        #expect(try configuration([:]) == ModuleArguments.defaults)
+        #expect(ModuleArguments.defaults.resumeGraceMilliseconds == 200)
+        var policyDefaults = ModuleArguments.defaults
+        policyDefaults.resumeGraceMilliseconds = 0
+        #expect(policyDefaults == PolicyConfiguration())
     }
 
     @Test func everyDocumentedKeyIsApplied() throws {
@@ -65,7 +69,7 @@ import Testing
     }
 
     @Test func pipeWiresOwnKeysAndUnknownKeysAreIgnored() throws {
-        #expect(try configuration(["module.id": "7", "whatever": "{ ] bad", "object.serial": "3"]) == PolicyConfiguration())
+        #expect(try configuration(["module.id": "7", "whatever": "{ ] bad", "object.serial": "3"]) == ModuleArguments.defaults)
     }
 
     @Test func quotedAndSpacedValuesAreAccepted() throws {

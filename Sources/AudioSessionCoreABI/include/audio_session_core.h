@@ -58,7 +58,7 @@ enum as_log_level {
 
 /** What the core asks the module to do. Every callback may be NULL (then it is skipped). */
 struct as_core_effects {
-#define AS_CORE_EFFECTS_VERSION 2
+#define AS_CORE_EFFECTS_VERSION 3
 	uint32_t version;
 	/** Stop scheduling the stream: pw_impl_node_set_active(node, false). */
 	void (*pause)(void *data, uint32_t node_id);
@@ -79,6 +79,10 @@ struct as_core_effects {
 	 * property changes (client, stream, endpoint) are held until then and
 	 * decided once on the settled properties; NULL decides each at once. */
 	void (*schedule_flush)(void *data);
+	/* Since version 3. */
+	/** Call as_core_timer_fired(core, token) once, `milliseconds` from now, from the
+	 * same loop. Without it the core holds nothing for a grace period. */
+	void (*schedule_timer)(void *data, uint64_t token, uint32_t milliseconds);
 };
 
 /**
@@ -92,6 +96,8 @@ as_core *as_core_new(const struct as_props *args, const struct as_core_effects *
 void as_core_free(as_core *core);
 /** Decides the property changes held since schedule_flush() was called. */
 void as_core_flush(as_core *core);
+/** The timer asked for with schedule_timer() ran out. */
+void as_core_timer_fired(as_core *core, uint64_t token);
 
 /** Publishes the current state again (global state, then every session's) through the
  * publish effect: for a metadata object created anew after the previous one was destroyed.
