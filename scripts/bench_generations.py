@@ -96,3 +96,33 @@ def readme_lines(res):
            + f"; duck reached {duck_cells(mod)[0]}, largest step {duck_cells(mod)[1]} dB;"
            + f" call: music paused {interrupt_cells(mod)[0]}, resumed {interrupt_cells(mod)[1]}."]
     return out
+
+
+def faults_section(res):
+    """The "Faults and hostile input" section: what clients did to the daemon through the
+    module (the faults section of audio-session-bench), per system that loads it."""
+    rows = [s for s in res.get("systems", []) if s.get("faults")]
+    if not rows:
+        return []
+    L = ["## Faults and hostile input", "",
+         "A client destroys the policy's `audio-session` metadata object three times (`pw-cli destroy`); then rounds of "
+         "hostile clients (`Tests/Fixtures/stress-clients.c --rewrite 5`: 16 KiB values, 100 extra `audio.session.*` keys, "
+         "500-entry option lists, Phone-role calls; each client rewrites its declaration 5 times) connect, declare and "
+         "disconnect. *Crashes*: the pipewire process of the sandbox exited. *Memory*: pipewire's RssAnon after each round; "
+         "*growth* is the last round against the second (the first rounds warm the allocator up). *Clients per second*: "
+         "hostile clients connected and answered per second of each round. The user's volume and WirePlumber's saved "
+         "state across kill -9 of WirePlumber and of PipeWire mid-duck, and a call whose process is killed, are asserted "
+         "by the integration tests (`FaultTests`): a changed volume fails the test run.", "",
+         "| system | metadata destroyed / recreated | crashes | RssAnon per round (MiB) | growth, round 2 to last (MiB) | clients per second (median) | error |",
+         "|---|---|---:|---|---:|---:|---|"]
+    for s in rows:
+        f = s["faults"]
+        rss = f.get("rssAnonKiB") or []
+        growth = (rss[-1] - rss[1]) / 1024 if len(rss) >= 3 else None
+        cps = sorted(f.get("clientsPerSecond") or [])
+        med = cps[len(cps) // 2] if cps else None
+        L.append(f"| {s['system']} | {f.get('metadataDestroyed', 0)} / {f.get('metadataRecreated', 0)} | {f.get('crashes', 0)} | "
+                 + ", ".join(f"{x / 1024:.1f}" for x in rss)
+                 + f" | {_fmt(growth, 1)} | {_fmt(med, 0)} | {('`' + f['error'] + '`') if f.get('error') else ''} |")
+    L.append("")
+    return L

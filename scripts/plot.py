@@ -610,6 +610,8 @@ def build_markdown(res, policy, plots, wall):
                 problems.append(f"{name} {key}: `{s[key]['error']}`")
     for line in bench_generations.section(res):
         w(line)
+    for line in bench_generations.faults_section(res):
+        w(line)
     if problems:
         w("## Problems in this run")
         w("")

@@ -240,14 +240,15 @@ public final class Sandbox: @unchecked Sendable {
     /// Stops pipewire, wireplumber and pipewire-pulse and starts them again in the same
     /// sandbox (same configuration, module and saved state), with the same devices: what
     /// a restart of the user's PipeWire service does. The session D-Bus stays.
-    public func restartPipeWire() throws {
+    /// `signal` stops them: SIGTERM (an orderly stop) or SIGKILL (a crash).
+    public func restartPipeWire(signal: Int32 = SIGTERM) throws {
         lock.lock()
         let old = daemons.filter { $0.name != "dbus-daemon" }
         daemons.removeAll { $0.name != "dbus-daemon" }
         let current = devices
         devices.removeAll()
         lock.unlock()
-        for d in old.reversed() { d.terminate(signal: SIGTERM, timeout: 5) }
+        for d in old.reversed() { d.terminate(signal: signal, timeout: 5) }
         try startPipeWireAndSessionManager(devices: current)
     }
 

@@ -23,8 +23,8 @@ struct BenchOptions: ParsableCommand {
     var out = "bench-out"
     @Flag(help: "Few trials and short windows: a quick look, not figures to publish.")
     var quick = false
-    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, churn.", valueName: "list"))
-    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,churn"
+    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, churn, faults.", valueName: "list"))
+    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,churn,faults"
     @Option(help: ArgumentHelp("Systems to measure, comma separated (default: module,baseline, and the -pw1.4 pair when a tree is given).", valueName: "list"))
     var systems: String?
     @Option(name: .customLong("pw14-prefix"), help: ArgumentHelp("The PipeWire 1.4 tree (default: AUDIO_SESSION_PIPEWIRE_PREFIX).", valueName: "dir"))
@@ -62,6 +62,11 @@ struct BenchOptions: ParsableCommand {
     var churnRate: Double?
     @Option(name: .customLong("churn-live"), help: "Streams alive at once during the churn (200; quick 50).")
     var churnLive: Int?
+
+    @Option(name: .customLong("fault-rounds"), help: "Rounds of hostile clients in the faults section (5; quick 2).")
+    var faultRounds: Int?
+    @Option(name: .customLong("fault-clients"), help: "Hostile clients per round (200; quick 50).")
+    var faultClients: Int?
 
     /// `value`, else the full or the quick default.
     func pick<T>(_ value: T?, _ full: T, _ quickDefault: T) -> T { value ?? (quick ? quickDefault : full) }

@@ -27,6 +27,8 @@ let options = BenchOptions.parseOrExit()
 let quick = options.quick
 let outDir = options.out
 let sections = Set(options.only.split(separator: ",").map(String.init))
+let faultRounds = options.pick(options.faultRounds, 5, 2)
+let faultClients = options.pick(options.faultClients, 200, 50)
 let pw14Prefix = options.pw14Prefix ?? ProcessInfo.processInfo.environment["AUDIO_SESSION_PIPEWIRE_PREFIX"]
 let pw14ModuleDir = options.pw14ModuleDir
 let systems = (options.systems ?? (pw14Prefix == nil ? "module,baseline" : "module,baseline,module-pw1.4,baseline-pw1.4"))
@@ -62,6 +64,7 @@ struct SystemResult: Codable {
     var streams: StreamsResult?
     var cpu: CPUResult?
     var churn: ChurnResult?
+    var faults: FaultsResult?
     var seconds: Double = 0
 }
 
@@ -280,6 +283,15 @@ for r in runners {
         res.churn = DaemonCost.churn(s, seconds: churnSeconds, rate: churnRate, live: churnLive)
         if let c = res.churn {
             progress("   churn: RSS \(c.rssBeforeKiB ?? 0) -> \(c.rssAfterKiB ?? 0) KiB, \(c.streamEventsPerSecond.map { String(format: "%.0f", $0) } ?? "?") stream events/s, xrun log lines \(c.xrunLogLines ?? -1)" + (c.error.map { " (\($0))" } ?? ""))
+        }
+    }
+    if r.module {
+        r.section("faults") { s, res in
+            let dir = (s.modulePath as NSString?)?.deletingLastPathComponent ?? "build/meson"
+            res.faults = Faults.run(s, fixture: dir + "/audio-session-stress-clients", rounds: faultRounds, perRound: faultClients)
+            if let f = res.faults {
+                progress("   faults: metadata destroyed \(f.metadataDestroyed), recreated \(f.metadataRecreated), crashes \(f.crashes), RssAnon \(f.rssAnonKiB)" + (f.error.map { " (\($0))" } ?? ""))
+            }
         }
     }
     r.stop()

@@ -77,5 +77,40 @@ extension Integration {
             #expect(saved == savedBefore, "WirePlumber's saved state: \(saved.map { String(decoding: $0, as: UTF8.self) } ?? "none")")
             print("fault: duck gain \(duckAfterRestart.map { String($0) } ?? "none") after the restart; music volume \(volumeBefore) before, \(try ClientRestartTests.streamVolume(sandbox, node: node)) after; channelVolumes \(channelsBefore)")
         }
+
+        /// R41: PipeWire itself dies (kill -9) while the music is ducked, and is started
+        /// again with the same saved state: no ducked value was saved as the music's
+        /// volume, and a new music stream starts at the volume the user set.
+        @Test func r41PipeWireKilledMidDuckSavesNoDuckedVolume() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let prompt = try tone(in: sandbox, seconds: 60, frequency: 880, name: "prompt.wav")
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            try sandbox.waitUntil(timeout: 10, "WirePlumber to save the music's state") { PolicyDuckTests.restoreStream(sandbox) != nil }
+            let savedDefault = PolicyDuckTests.restoreStream(sandbox)
+            _ = try sandbox.run(["wpctl", "set-volume", String(node), "0.5"])
+            try sandbox.waitUntil(timeout: 10, "WirePlumber to save the user's volume") {
+                PolicyDuckTests.restoreStream(sandbox) != savedDefault
+            }
+            let savedBefore = PolicyDuckTests.restoreStream(sandbox)
+            let navigation = try sandbox.spawn(["pw-play", "--media-role", "Navigation", prompt])
+            try sandbox.waitUntil(timeout: 10, "the music to be ducked") {
+                (try sandbox.sessionState(subject: node)?["duckGain"] as? Double).map { $0 < 0.99 } == true
+            }
+            // Mid-ramp or ducked: the daemon dies, and its clients with it.
+            try sandbox.restartPipeWire(signal: SIGKILL)
+            player.terminate(signal: SIGKILL, timeout: 2)
+            navigation.terminate(signal: SIGKILL, timeout: 2)
+            let saved = PolicyDuckTests.restoreStream(sandbox)
+            #expect(saved == savedBefore, "saved state after the crash: \(saved.map { String(decoding: $0, as: UTF8.self) } ?? "none")")
+            // A new music stream gets the user's volume back, not a ducked one.
+            let (again, newNode) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { again.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 10, "WirePlumber to restore the music's volume") {
+                try ClientRestartTests.streamVolume(sandbox, node: newNode) == "Volume: 0.50"
+            }
+            #expect(try sandbox.sessionState(subject: newNode)?["duckGain"] as? Double == 1.0)
+        }
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import Sandbox
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Faults and hostile input: what a client can do to the daemon through the module.
+struct FaultsResult: Codable {
+    /// Times a client destroyed the policy's metadata object, and whether it came back each time.
+    var metadataDestroyed: Int = 0
+    var metadataRecreated: Int = 0
+    /// Rounds of hostile clients (huge values, many keys, long option lists, rewritten
+    /// declarations), each created and then disconnected.
+    var rounds: Int = 0
+    var clientsPerRound: Int = 0
+    /// pipewire's RssAnon after each round, kB.
+    var rssAnonKiB: [Int] = []
+    /// Hostile clients connected, declared and answered per second (the fixture's own
+    /// start-up to its "ready", per round).
+    var clientsPerSecond: [Double] = []
+    /// pipewire PIDs that changed during the section (a crash and restart): must be 0.
+    var crashes: Int = 0
+    var error: String?
+}
+
+enum Faults {
+    static func hostileLines(round: Int, count: Int) -> [String] {
+        let big = String(repeating: "x", count: 16 * 1024)
+        let manyKeys = (0..<100).map { "audio.session.k\($0)=\"\(String(repeating: "k", count: 100))\"" }.joined(separator: " ")
+        let options = Array(repeating: "mixWithOthers", count: 500).joined(separator: ",")
+        let kinds = [
+            "audio.session.category=playback audio.session.mode=\"\(big)\"",
+            "audio.session.category=playback \(manyKeys)",
+            "audio.session.category=playback audio.session.options=\"\(options)\"",
+            "audio.session.category=playAndRecord audio.session.mode=voiceChat media.role=Phone",
+        ]
+        return (0..<count).map { i in "{ node.name=fault-\(round)-\(i) \(kinds[i % kinds.count]) }" }
+    }
+
+    static func metadataID(_ sandbox: Sandbox) throws -> Int? {
+        Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Metadata")
+            .first { Sandbox.props($0)["metadata.name"] as? String == "audio-session" }?["id"] as? Int
+    }
+
+    static func run(_ sandbox: Sandbox, fixture: String, rounds: Int, perRound: Int) -> FaultsResult {
+        var r = FaultsResult()
+        guard let pw = sandbox.daemonProcesses.first(where: { $0.name == "pipewire" }) else {
+            r.error = "no pipewire daemon"
+            return r
+        }
+        do {
+            // A client destroys the policy's metadata three times.
+            for _ in 0..<3 {
+                guard let id = try metadataID(sandbox) else { throw BenchFailure("no audio-session metadata") }
+                _ = try sandbox.run(["pw-cli", "destroy", String(id)], timeout: 10)
+                r.metadataDestroyed += 1
+                try sandbox.waitUntil(timeout: 10, "the metadata to come back") {
+                    guard let again = try metadataID(sandbox) else { return false }
+                    return again != id
+                }
+                r.metadataRecreated += 1
+            }
+            r.rounds = rounds
+            r.clientsPerRound = perRound
+            for round in 1...max(rounds, 1) {
+                let input = sandbox.directory + "/tmp/fault-\(round).txt"
+                try (hostileLines(round: round, count: perRound).joined(separator: "\n") + "\n")
+                    .write(toFile: input, atomically: true, encoding: .utf8)
+                let start = Date()
+                let clients = try sandbox.spawn(["sh", "-c", "exec \(fixture) --rewrite 5 < \(input)"])
+                try sandbox.waitUntil(timeout: 120, poll: 0.05, "round \(round) of hostile clients") {
+                    guard clients.isRunning else { throw BenchFailure("the fixture exited: \(clients.logTail(lines: 3))") }
+                    return clients.logTail(lines: 3).contains("ready")
+                }
+                r.clientsPerSecond.append(Double(perRound) / max(Date().timeIntervalSince(start), 0.001))
+                clients.terminate()
+                try sandbox.waitUntil(timeout: 60, poll: 0.2, "round \(round): the clients to be gone") {
+                    !Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                        Sandbox.props($0)["application.name"] as? String == "audio-session-stress-clients"
+                    }
+                }
+                if let kB = Proc.statusKiB(pw.pid, ["RssAnon"])["RssAnon"] { r.rssAnonKiB.append(kB) }
+                progress("   faults round \(round): \(perRound) hostile clients, pipewire RssAnon \(r.rssAnonKiB.last ?? -1) kB")
+            }
+        } catch {
+            r.error = describe(error)
+        }
+        r.crashes = pw.isRunning ? 0 : 1
+        return r
+    }
+}
