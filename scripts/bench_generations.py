@@ -107,7 +107,7 @@ def faults_section(res):
     L = ["## Faults and hostile input", "",
          "A client destroys the policy's `audio-session` metadata object three times (`pw-cli destroy`); then rounds of "
          "hostile clients (`Tests/Fixtures/stress-clients.c --rewrite 5`: 16 KiB values, 100 extra `audio.session.*` keys, "
-         "500-entry option lists, Phone-role calls; each client rewrites its declaration 5 times) connect, declare and "
+         "500-entry option lists, 200 large unrelated keys; each client rewrites its declaration 5 times) connect, declare and "
          "disconnect. *Crashes*: the pipewire process of the sandbox exited. *Memory*: pipewire's RssAnon after each round; "
          "*growth* is the last round against the second (the first rounds warm the allocator up). *Clients per second*: "
          "hostile clients connected and answered per second of each round. The user's volume and WirePlumber's saved "

@@ -24,19 +24,6 @@ struct FaultsResult: Codable {
 }
 
 enum Faults {
-    static func hostileLines(round: Int, count: Int) -> [String] {
-        let big = String(repeating: "x", count: 16 * 1024)
-        let manyKeys = (0..<100).map { "audio.session.k\($0)=\"\(String(repeating: "k", count: 100))\"" }.joined(separator: " ")
-        let options = Array(repeating: "mixWithOthers", count: 500).joined(separator: ",")
-        let kinds = [
-            "audio.session.category=playback audio.session.mode=\"\(big)\"",
-            "audio.session.category=playback \(manyKeys)",
-            "audio.session.category=playback audio.session.options=\"\(options)\"",
-            "audio.session.category=playAndRecord audio.session.mode=voiceChat media.role=Phone",
-        ]
-        return (0..<count).map { i in "{ node.name=fault-\(round)-\(i) \(kinds[i % kinds.count]) }" }
-    }
-
     static func metadataID(_ sandbox: Sandbox) throws -> Int? {
         Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Metadata")
             .first { Sandbox.props($0)["metadata.name"] as? String == "audio-session" }?["id"] as? Int
@@ -64,7 +51,7 @@ enum Faults {
             r.clientsPerRound = perRound
             for round in 1...max(rounds, 1) {
                 let input = sandbox.directory + "/tmp/fault-\(round).txt"
-                try (hostileLines(round: round, count: perRound).joined(separator: "\n") + "\n")
+                try (HostileDeclarations.lines(round: round, count: perRound).joined(separator: "\n") + "\n")
                     .write(toFile: input, atomically: true, encoding: .utf8)
                 let start = Date()
                 let clients = try sandbox.spawn(["sh", "-c", "exec \(fixture) --rewrite 5 < \(input)"])

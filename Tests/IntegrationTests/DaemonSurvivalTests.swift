@@ -116,21 +116,6 @@ extension Integration {
             return kB
         }
 
-        /// Hostile declarations: huge values, many keys, long option lists, many other keys.
-        static func hostileLines(round: Int, count: Int) -> [String] {
-            let big = String(repeating: "x", count: 16 * 1024)
-            let manyKeys = (0..<100).map { "audio.session.k\($0)=\"\(String(repeating: "k", count: 100))\"" }.joined(separator: " ")
-            let options = Array(repeating: "mixWithOthers", count: 500).joined(separator: ",")
-            let otherKeys = (0..<200).map { "x.junk\($0)=\"\(String(repeating: "j", count: 512))\"" }.joined(separator: " ")
-            let kinds = [
-                "audio.session.category=playback audio.session.mode=\"\(big)\"",
-                "audio.session.category=playback \(manyKeys)",
-                "audio.session.category=playback audio.session.options=\"\(options)\"",
-                "audio.session.category=playback media.role=Music application.name=\"\(big)\" \(otherKeys)",
-            ]
-            return (0..<count).map { i in "{ node.name=mem-\(round)-\(i) \(kinds[i % kinds.count]) }" }
-        }
-
         /// Bounded memory: rounds of clients that declare hostile things (and rewrite them),
         /// each round created and then disconnected. After a warm-up round, the daemon's
         /// anonymous memory comes back to where the second round left it.
@@ -144,7 +129,7 @@ extension Integration {
             var rss: [Int] = []
             for round in 1...rounds {
                 let input = sandbox.directory + "/tmp/hostile-\(round).txt"
-                try (Self.hostileLines(round: round, count: perRound).joined(separator: "\n") + "\n")
+                try (HostileDeclarations.lines(round: round, count: perRound).joined(separator: "\n") + "\n")
                     .write(toFile: input, atomically: true, encoding: .utf8)
                 let clients = try sandbox.spawn(["sh", "-c", "exec \(fixture) --rewrite 5 < \(input)"])
                 try sandbox.waitUntil(timeout: 120, poll: 0.2, "round \(round): \(perRound) hostile clients") {

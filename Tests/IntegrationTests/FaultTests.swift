@@ -30,14 +30,15 @@ extension Integration {
             #expect(sandbox.daemonProcesses.allSatisfy { $0.isRunning })
         }
 
-        @Test func r41WirePlumberKilledMidDuckLeavesTheUsersVolumeAsSetAfterItsRestart() throws {
-            let sandbox = try Sandbox.start(SandboxOptions())
-            defer { sandbox.stop() }
+        /// Music on the headphones at the user's volume 0.5 (saved by WirePlumber), ducked by a
+        /// navigation prompt that plays on. Returns the music's player and node, the prompt, and
+        /// what the user set as it was before the duck: WirePlumber's saved state of the music,
+        /// the stream's volume (wpctl) and its channelVolumes.
+        static func duckedMusicAtTheUsersVolume(_ sandbox: Sandbox) throws
+            -> (player: ChildProcess, node: Int, prompt: ChildProcess, savedBefore: Data?, volume: String, channels: String) {
             let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
-            let prompt = try tone(in: sandbox, seconds: 60, frequency: 880, name: "prompt.wav")
+            let promptFile = try tone(in: sandbox, seconds: 60, frequency: 880, name: "prompt.wav")
             let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
-            defer { player.terminate(signal: SIGKILL, timeout: 2) }
-            // The user's volume: 0.5, saved by WirePlumber.
             try sandbox.waitUntil(timeout: 10, "WirePlumber to save the music's state") { PolicyDuckTests.restoreStream(sandbox) != nil }
             let savedDefault = PolicyDuckTests.restoreStream(sandbox)
             _ = try sandbox.run(["wpctl", "set-volume", String(node), "0.5"])
@@ -45,14 +46,21 @@ extension Integration {
                 PolicyDuckTests.restoreStream(sandbox) != savedDefault
             }
             let savedBefore = PolicyDuckTests.restoreStream(sandbox)
-            let volumeBefore = try ClientRestartTests.streamVolume(sandbox, node: node)
-            let channelsBefore = try PolicyDuckTests.channelVolumes(sandbox, node)
-
-            let navigation = try sandbox.spawn(["pw-play", "--media-role", "Navigation", prompt])
-            defer { navigation.terminate(signal: SIGKILL, timeout: 2) }
+            let volume = try ClientRestartTests.streamVolume(sandbox, node: node)
+            let channels = try PolicyDuckTests.channelVolumes(sandbox, node)
+            let prompt = try sandbox.spawn(["pw-play", "--media-role", "Navigation", promptFile])
             try sandbox.waitUntil(timeout: 10, "the music to be ducked") {
                 (try sandbox.sessionState(subject: node)?["duckGain"] as? Double).map { $0 < 0.99 } == true
             }
+            return (player, node, prompt, savedBefore, volume, channels)
+        }
+
+        @Test func r41WirePlumberKilledMidDuckLeavesTheUsersVolumeAsSetAfterItsRestart() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let (player, node, navigation, savedBefore, volumeBefore, channelsBefore) = try Self.duckedMusicAtTheUsersVolume(sandbox)
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            defer { navigation.terminate(signal: SIGKILL, timeout: 2) }
             guard let wireplumber = sandbox.daemonProcesses.first(where: { $0.name == "wireplumber" }) else {
                 throw TestFailure("no wireplumber in the sandbox")
             }
@@ -84,20 +92,8 @@ extension Integration {
         @Test func r41PipeWireKilledMidDuckSavesNoDuckedVolume() throws {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }
-            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
-            let prompt = try tone(in: sandbox, seconds: 60, frequency: 880, name: "prompt.wav")
-            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
-            try sandbox.waitUntil(timeout: 10, "WirePlumber to save the music's state") { PolicyDuckTests.restoreStream(sandbox) != nil }
-            let savedDefault = PolicyDuckTests.restoreStream(sandbox)
-            _ = try sandbox.run(["wpctl", "set-volume", String(node), "0.5"])
-            try sandbox.waitUntil(timeout: 10, "WirePlumber to save the user's volume") {
-                PolicyDuckTests.restoreStream(sandbox) != savedDefault
-            }
-            let savedBefore = PolicyDuckTests.restoreStream(sandbox)
-            let navigation = try sandbox.spawn(["pw-play", "--media-role", "Navigation", prompt])
-            try sandbox.waitUntil(timeout: 10, "the music to be ducked") {
-                (try sandbox.sessionState(subject: node)?["duckGain"] as? Double).map { $0 < 0.99 } == true
-            }
+            let (player, _, navigation, savedBefore, _, _) = try Self.duckedMusicAtTheUsersVolume(sandbox)
+            let music = sandbox.directory + "/tmp/music.wav"
             // Mid-ramp or ducked: the daemon dies, and its clients with it.
             try sandbox.restartPipeWire(signal: SIGKILL)
             player.terminate(signal: SIGKILL, timeout: 2)
