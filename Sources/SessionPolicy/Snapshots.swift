@@ -117,6 +117,29 @@ public struct EndpointInfo: Sendable, Equatable {
     }
 }
 
+/// The output stream of a virtual sink (a relay): a `Stream/Output/Audio` node that
+/// shares its `node.link-group` with an `Audio/Sink`. PipeWire's loopback, filter-chain
+/// and echo-cancel modules make such pairs (WirePlumber 0.5's role loopbacks are
+/// loopbacks): what is played into the sink comes out of this stream. It is not an
+/// application's stream: no session, never paused for long, never ducked; the route of a
+/// stream playing into its sink is where this stream goes.
+public struct RelayInfo: Sendable, Equatable {
+    public var client: ClientID
+    /// `node.link-group`, shared with its sink.
+    public var linkGroup: String
+    public var properties: Properties
+    /// The policy holds it paused while the streams that played through it are paused
+    /// (a private output behind it was lost) and it has no other output yet.
+    public var pausedByPolicy: Bool
+
+    public init(client: ClientID, linkGroup: String, properties: Properties, pausedByPolicy: Bool = false) {
+        self.client = client
+        self.linkGroup = linkGroup
+        self.properties = properties
+        self.pausedByPolicy = pausedByPolicy
+    }
+}
+
 /// A link from an output node to an input node.
 public struct LinkInfo: Sendable, Equatable, Hashable {
     public var output: NodeID
@@ -188,6 +211,9 @@ public struct GraphSnapshot: Sendable, Equatable {
     public var streams: [NodeID: StreamInfo]
     public var endpoints: [NodeID: EndpointInfo]
     public var links: [LinkID: LinkInfo]
+    /// Output streams of virtual sinks (see `RelayInfo`). A stream listed in `streams`
+    /// that is one is moved here when the snapshot is applied.
+    public var relays: [NodeID: RelayInfo]
     public var silentMode: Bool
     public var screenLocked: Bool
     /// The policy's own records; `nil` for a fresh graph.
@@ -196,12 +222,14 @@ public struct GraphSnapshot: Sendable, Equatable {
     public init(
         clients: [ClientID: ClientInfo] = [:], streams: [NodeID: StreamInfo] = [:],
         endpoints: [NodeID: EndpointInfo] = [:], links: [LinkID: LinkInfo] = [:],
+        relays: [NodeID: RelayInfo] = [:],
         silentMode: Bool = false, screenLocked: Bool = false, policy: PolicyMarks? = nil
     ) {
         self.clients = clients
         self.streams = streams
         self.endpoints = endpoints
         self.links = links
+        self.relays = relays
         self.silentMode = silentMode
         self.screenLocked = screenLocked
         self.policy = policy
