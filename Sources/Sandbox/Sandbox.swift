@@ -114,7 +114,8 @@ public final class Sandbox: @unchecked Sendable {
         }
         let pwConf = directory + "/pipewire-config"
         try SandboxConfig.writePipeWireConfig(to: pwConf, from: pipewire, loadModule: options.loadModule)
-        try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire)
+        try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire,
+                                                 roleLoopbacks: options.roleLoopbacks)
 
         var env = ProcessInfo.processInfo.environment
         for key in ["PIPEWIRE_REMOTE", "PIPEWIRE_CORE", "PIPEWIRE_MODULE_DIR", "PIPEWIRE_CONFIG_NAME",
@@ -187,11 +188,22 @@ public final class Sandbox: @unchecked Sendable {
         }
         if let m = modulePath { say("ok (module \(m))\n") } else { say("ok (no module)\n") }
 
-        // 3. WirePlumber.
+        // 3. With role loopbacks, the virtual outputs first: loopbacks that appear before any
+        // real sink were seen to be linked into each other (Multimedia into Alert), which
+        // corks everything. pw-cli needs no session manager to create them.
+        if options.roleLoopbacks {
+            for device in options.devices {
+                say("creating \(device.name)… ")
+                try addDevice(device)
+                say("ok\n")
+            }
+        }
+
+        // 4. WirePlumber.
         say("starting wireplumber… ")
         let wp = try startDaemon("wireplumber", ["wireplumber"])
 
-        // 4. pipewire-pulse.
+        // 5. pipewire-pulse.
         var pulse: ChildProcess?
         if options.startPulse {
             pulse = try startDaemon("pipewire-pulse", ["pipewire-pulse"])
@@ -203,8 +215,8 @@ public final class Sandbox: @unchecked Sendable {
         }
         say("ok\n")
 
-        // 5. Virtual outputs.
-        for device in options.devices {
+        // 6. Virtual outputs.
+        for device in options.devices where !options.roleLoopbacks {
             say("creating \(device.name)… ")
             try addDevice(device)
             say("ok\n")

@@ -80,6 +80,12 @@ public struct SandboxOptions: Sendable {
     /// The PipeWire to run; nil: the tree named by `AUDIO_SESSION_PIPEWIRE_PREFIX`,
     /// else the system's.
     public var pipewire: PipeWireInstall?
+    /// WirePlumber 0.5's role-based policy, configured as its documentation shows (one
+    /// loopback sink per media role, `wireplumber.conf.d/60-role-loopbacks.conf`), with
+    /// WirePlumber's own duck turned off (`linking.role-based.duck-level = 1.0`: the module
+    /// ducks). Only with WirePlumber 0.5 or later. The virtual outputs are created before
+    /// WirePlumber starts, so the loopbacks find real sinks when they appear.
+    public var roleLoopbacks: Bool
 
     public init(
         devices: [VirtualDevice] = [.speaker, .headphones],
@@ -89,7 +95,8 @@ public struct SandboxOptions: Sendable {
         startPulse: Bool = true,
         startupTimeout: TimeInterval = 20,
         progress: (@Sendable (String) -> Void)? = nil,
-        pipewire: PipeWireInstall? = nil
+        pipewire: PipeWireInstall? = nil,
+        roleLoopbacks: Bool = false
     ) {
         self.devices = devices
         self.loadModule = loadModule
@@ -99,6 +106,7 @@ public struct SandboxOptions: Sendable {
         self.startupTimeout = startupTimeout
         self.progress = progress
         self.pipewire = pipewire
+        self.roleLoopbacks = roleLoopbacks
     }
 }
 
@@ -116,6 +124,8 @@ public enum SandboxError: Error, CustomStringConvertible, LocalizedError, Equata
     case stopped
     case badWAV(String)
     case badPipeWireTree(String, reason: String)
+    /// Role loopbacks asked of a WirePlumber older than 0.5.
+    case roleLoopbacksNeedWirePlumber05(String)
 
     public var description: String {
         switch self {
@@ -145,6 +155,10 @@ public enum SandboxError: Error, CustomStringConvertible, LocalizedError, Equata
         case let .badPipeWireTree(path, reason):
             return "'\(path)' is not a PipeWire tree the sandbox can run: \(reason). " +
                 "(This project's scripts/pipewire-tree.sh makes one from Debian's packages.)"
+        case let .roleLoopbacksNeedWirePlumber05(install):
+            return "Role loopbacks are WirePlumber 0.5's role-based policy, and \(install) comes with an older " +
+                "WirePlumber (0.4 has no such policy). Run a PipeWire with WirePlumber 0.5 " +
+                "(--pipewire, AUDIO_SESSION_PIPEWIRE_PREFIX) or leave role loopbacks off."
         }
     }
 
