@@ -115,7 +115,7 @@ public final class Sandbox: @unchecked Sendable {
         let pwConf = directory + "/pipewire-config"
         try SandboxConfig.writePipeWireConfig(to: pwConf, from: pipewire, loadModule: options.loadModule)
         try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire,
-                                                 roleLoopbacks: options.roleLoopbacks)
+                                                 roleLoopbacks: options.roleLoopbacks, roleDuckLevel: options.roleDuckLevel)
 
         var env = ProcessInfo.processInfo.environment
         for key in ["PIPEWIRE_REMOTE", "PIPEWIRE_CORE", "PIPEWIRE_MODULE_DIR", "PIPEWIRE_CONFIG_NAME",

@@ -181,14 +181,15 @@ enum SandboxConfig {
     /// sorted by file name; `90-enable-all.lua` calls `alsa_monitor.enable()`, which
     /// checks `alsa_monitor.enabled`, so the override must sort after the `50-*-config.lua`
     /// files (which set `enabled = true`) and before `90-enable-all.lua`.
-    static func writeWirePlumberConfig(configHome: String, for install: PipeWireInstall, roleLoopbacks: Bool = false) throws {
+    static func writeWirePlumberConfig(configHome: String, for install: PipeWireInstall, roleLoopbacks: Bool = false,
+                                       roleDuckLevel: Double = 1.0) throws {
         if roleLoopbacks && !install.wirePlumberUsesProfiles {
             throw SandboxError.roleLoopbacksNeedWirePlumber05(install.description)
         }
         if install.wirePlumberUsesProfiles {
             try writeWirePlumberProfiles(configHome: configHome, for: install)
             if roleLoopbacks {
-                try roleLoopbacksFragment.write(toFile: configHome + "/wireplumber/wireplumber.conf.d/60-role-loopbacks.conf",
+                try roleLoopbacksFragment(duckLevel: roleDuckLevel).write(toFile: configHome + "/wireplumber/wireplumber.conf.d/60-role-loopbacks.conf",
                                                 atomically: true, encoding: .utf8)
             }
             return
@@ -261,8 +262,8 @@ enum SandboxConfig {
     /// lower and equal priorities (mix, duck, cork), loaded into WirePlumber as `pw-module`
     /// components; streams without a role get `Multimedia`. One change from the example:
     /// WirePlumber's own duck is off (`duck-level = 1.0`), since the audio-session module
-    /// ducks the streams itself and two ducks would multiply.
-    static let roleLoopbacksFragment: String = {
+    /// ducks the streams itself and two ducks would multiply (`duckLevel` sets another).
+    static func roleLoopbacksFragment(duckLevel: Double = 1.0) -> String {
         // (id, description, media roles, priority, action on lower priorities)
         let table: [(String, String, [String], Int, String)] = [
             ("multimedia", "Multimedia", ["Music", "Movie", "Game", "Multimedia"], 10, "mix"),
@@ -282,7 +283,7 @@ enum SandboxConfig {
             "wireplumber.settings = {",
             "  node.stream.default-media-role = \"Multimedia\"",
             "  # The audio-session module ducks; WirePlumber's duck would come on top of it.",
-            "  linking.role-based.duck-level = 1.0",
+            "  linking.role-based.duck-level = \(duckLevel)",
             "}",
             "",
             "wireplumber.components.rules = [",
@@ -325,7 +326,7 @@ enum SandboxConfig {
             ]
         }
         return (lines + ["]", ""]).joined(separator: "\n")
-    }()
+    }
 
     /// Runs a short command outside any sandbox and returns its output (pkg-config).
     static func runQuick(_ argv: [String], scratch: String) throws -> String {

@@ -86,6 +86,9 @@ public struct SandboxOptions: Sendable {
     /// ducks). Only with WirePlumber 0.5 or later. The virtual outputs are created before
     /// WirePlumber starts, so the loopbacks find real sinks when they appear.
     public var roleLoopbacks: Bool
+    /// With `roleLoopbacks`: WirePlumber's `linking.role-based.duck-level`. 1.0 (no duck of
+    /// its own) is what the README asks for beside the module; WirePlumber's default is 0.3.
+    public var roleDuckLevel: Double
 
     public init(
         devices: [VirtualDevice] = [.speaker, .headphones],
@@ -96,7 +99,8 @@ public struct SandboxOptions: Sendable {
         startupTimeout: TimeInterval = 20,
         progress: (@Sendable (String) -> Void)? = nil,
         pipewire: PipeWireInstall? = nil,
-        roleLoopbacks: Bool = false
+        roleLoopbacks: Bool = false,
+        roleDuckLevel: Double = 1.0
     ) {
         self.devices = devices
         self.loadModule = loadModule
@@ -107,6 +111,7 @@ public struct SandboxOptions: Sendable {
         self.progress = progress
         self.pipewire = pipewire
         self.roleLoopbacks = roleLoopbacks
+        self.roleDuckLevel = roleDuckLevel
     }
 }
 
