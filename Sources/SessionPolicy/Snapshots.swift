@@ -122,21 +122,19 @@ public struct EndpointInfo: Sendable, Equatable {
 /// and echo-cancel modules make such pairs (WirePlumber 0.5's role loopbacks are
 /// loopbacks): what is played into the sink comes out of this stream. It is not an
 /// application's stream: no session, never paused for long, never ducked; the route of a
-/// stream playing into its sink is where this stream goes.
+/// stream playing into its sink is where this stream goes. (The policy does not pause it
+/// when a private output behind it goes: the streams playing into the sink are paused
+/// first, and with PipeWire 1.4 none of their audio reached the next output.)
 public struct RelayInfo: Sendable, Equatable {
     public var client: ClientID
     /// `node.link-group`, shared with its sink.
     public var linkGroup: String
     public var properties: Properties
-    /// The policy holds it paused while the streams that played through it are paused
-    /// (a private output behind it was lost) and it has no other output yet.
-    public var pausedByPolicy: Bool
 
-    public init(client: ClientID, linkGroup: String, properties: Properties, pausedByPolicy: Bool = false) {
+    public init(client: ClientID, linkGroup: String, properties: Properties) {
         self.client = client
         self.linkGroup = linkGroup
         self.properties = properties
-        self.pausedByPolicy = pausedByPolicy
     }
 }
 
