@@ -17,9 +17,9 @@ extension Integration {
         static let multimediaSink = "input.loopback.sink.role.multimedia"
         static let multimediaStream = "output.loopback.sink.role.multimedia"
 
-        static func start() throws -> Sandbox {
+        static func start(module: Bool = true) throws -> Sandbox {
             let install = try PipeWireInstall.withWirePlumber05(ProcessInfo.processInfo.environment)
-            let sandbox = try Sandbox.start(SandboxOptions(pipewire: install, roleLoopbacks: true))
+            let sandbox = try Sandbox.start(SandboxOptions(loadModule: module, pipewire: install, roleLoopbacks: true))
             do {
                 try sandbox.waitUntil(timeout: 15, "the Multimedia loopback to play on the headphones") {
                     try linked(sandbox, from: multimediaStream, to: "headphones")
@@ -108,6 +108,22 @@ extension Integration {
             print("role loopbacks: non-zero samples on the speaker per trial: \(leaks)")
             #expect(leaks.count == Self.lossTrials)
             #expect(leaks.allSatisfy { $0 == 0 }, "leaked samples per trial: \(leaks)")
+        }
+
+        /// The control: without the module, WirePlumber moves the loopback to the speaker and
+        /// the music plays there.
+        @Test func withoutTheModuleTheLoopbackCarriesTheMusicToTheSpeaker() throws {
+            let sandbox = try Self.start(module: false)
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            var leaks: [Int] = []
+            for _ in 0..<2 {
+                let (leaked, player, _) = try Self.lossTrial(sandbox, music: music)
+                player.terminate(signal: SIGKILL, timeout: 2)
+                leaks.append(leaked)
+            }
+            print("role loopbacks, no module: non-zero samples on the speaker per trial: \(leaks)")
+            #expect(leaks.allSatisfy { $0 > 0 }, "leaked samples per trial: \(leaks)")
         }
 
         /// Music through the Multimedia loopback, a navigation prompt through the Navigation
