@@ -118,6 +118,13 @@ extension SessionPolicy {
         }
     }
 
+    /// Whether audio played into sink `e` reaches `output` (through virtual sinks).
+    func reaches(_ e: NodeID, _ output: NodeID) -> Bool {
+        var outs: [(NodeID, Port)] = []
+        collectOutputs(through: e, excluding: nil, depth: 0, outs: &outs)
+        return outs.contains { $0.0 == output }
+    }
+
     /// The outputs an output stream reaches by playing into sink `e`: `e` itself, or for a
     /// virtual sink, what its relay is linked to (nothing while it is linked nowhere).
     func collectOutputs(through e: NodeID, excluding: NodeID?, depth: Int, outs: inout [(NodeID, Port)]) {

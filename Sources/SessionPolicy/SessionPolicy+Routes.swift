@@ -31,7 +31,7 @@ extension SessionPolicy {
         func visit(_ n: NodeID) {
             guard let st = streams[n] else { return }
             if let o = overriding, o.stream == n, st.direction == .output {
-                if let e = o.endpoint, let ep = endpoints[e] { outs.append((e, ep.port)) }
+                if let e = o.endpoint { collectOutputs(through: e, excluding: excluding, depth: 0, outs: &outs) }
                 return
             }
             collectRoute(n, st, excluding: excluding, outs: &outs, ins: &ins)
@@ -244,7 +244,7 @@ extension SessionPolicy {
         // Streams playing into it, or into a virtual sink (a loopback) whose relay plays into it.
         for n in streamsLinked(to: e) {
             guard let st = streams[n], st.direction == .output, st.running, !st.pausedByPolicy else { continue }
-            if let chosen = st.userChosenEndpoint, chosen != e { continue }
+            if let chosen = st.userChosenEndpoint, chosen != e, !reaches(chosen, e) { continue }
             guard let s = sessionOf(n), let t = traits(s), !t.unmanaged else { continue }
             affected.insert(n)
         }

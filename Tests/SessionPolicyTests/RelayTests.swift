@@ -74,6 +74,13 @@ struct RelayTests {
         #expect(w.session(legacyS(10))?.isPlaying == false)
     }
 
+    @Test("a stream the user placed on the loopback is paused when the output behind it goes")
+    func userPlacedOnTheLoopback() {
+        var w = world()
+        _ = w.decide(.userRouteChoice(stream: N(10), endpoint: N(31)))
+        #expect(w.decide(.endpointRemoved(N(50))).first == .pause(N(10)))
+    }
+
     @Test("a loss of an output the loopback does not play on pauses nothing")
     func otherOutputLost() {
         var w = world()
