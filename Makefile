@@ -63,7 +63,9 @@ unit-test: swift
 # WirePlumber 0.5, with the module built against each one's headers.
 integration-test: integration-test-pw0.3 integration-test-pw1.4
 
-integration-test-pw0.3: build
+# The role-loopback tests (WirePlumber 0.5's role-based policy) run the 1.4 tree in
+# this pass too, with the module built here (it loads in 1.4 unchanged).
+integration-test-pw0.3: build pipewire-1.4
 	@echo "== integration tests on the system's PipeWire ($$(pkg-config --modversion libpipewire-0.3)) =="
 	meson test -C $(MESON_BUILD) --print-errorlogs
 	AUDIO_SESSION_MODULE_DIR=$(CURDIR)/$(MESON_BUILD) $(TEST_BINARY) --testing-library swift-testing --no-parallel --filter IntegrationTests

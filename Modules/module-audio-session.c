@@ -53,6 +53,13 @@
  * unavailable), the port the card switched to, and the port's return. A port
  * the user selects while the old one is still available is never a loss.
  *
+ * Every output stream is reported with its properties, loopbacks' included: the
+ * core recognises the output stream of a virtual sink (a loopback, WirePlumber
+ * 0.5's role loopbacks, a filter-chain sink: it shares the sink's
+ * `node.link-group`) as a relay, not a session, and gives a stream playing into
+ * that sink the relay's route, so the loss of headphones behind a loopback pauses
+ * the streams that play into it.
+ *
  * Property changes of clients, streams and endpoints are debounced: the core
  * holds the latest per object and decides them on the loop's next turn, so a
  * burst of updates is decided once. Every other event (a stream starting, a

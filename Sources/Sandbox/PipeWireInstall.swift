@@ -55,6 +55,27 @@ public struct PipeWireInstall: Sendable, Equatable, CustomStringConvertible {
         return .system
     }
 
+    /// A PipeWire with WirePlumber 0.5 or later, for what only exists there (the role-based
+    /// policy): the tree named by `AUDIO_SESSION_PIPEWIRE_PREFIX` when it is one, else the
+    /// tree `make pipewire-1.4` unpacks into this checkout (`build/pipewire-1.4/root`).
+    public static func withWirePlumber05(_ environment: [String: String]) throws -> PipeWireInstall {
+        if let p = environment["AUDIO_SESSION_PIPEWIRE_PREFIX"], !p.isEmpty {
+            let install = try PipeWireInstall(prefix: p)
+            if install.wirePlumberUsesProfiles { return install }
+        }
+        let system = PipeWireInstall.system
+        if system.wirePlumberUsesProfiles { return system }
+        guard let checkout = SandboxConfig.findCheckout() else {
+            throw SandboxError.badPipeWireTree("build/pipewire-1.4/root", reason: "no checkout of this project was found to hold it")
+        }
+        let tree = checkout + "/build/pipewire-1.4/root"
+        let install = try PipeWireInstall(prefix: tree)
+        guard install.wirePlumberUsesProfiles else {
+            throw SandboxError.badPipeWireTree(tree, reason: "its WirePlumber is older than 0.5")
+        }
+        return install
+    }
+
     /// PipeWire's own module directory.
     func moduleDirectory(scratch: String) -> String? {
         if let lib = libraryDirectory { return lib + "/pipewire-0.3" }

@@ -115,7 +115,8 @@ public final class Sandbox: @unchecked Sendable {
         let pwConf = directory + "/pipewire-config"
         try SandboxConfig.writePipeWireConfig(to: pwConf, from: pipewire, loadModule: options.loadModule,
                                               moduleArguments: options.moduleArguments)
-        try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire)
+        try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire,
+                                                 roleLoopbacks: options.roleLoopbacks, roleDuckLevel: options.roleDuckLevel)
 
         var env = ProcessInfo.processInfo.environment
         for key in ["PIPEWIRE_REMOTE", "PIPEWIRE_CORE", "PIPEWIRE_MODULE_DIR", "PIPEWIRE_CONFIG_NAME",
@@ -198,11 +199,22 @@ public final class Sandbox: @unchecked Sendable {
         }
         if let m = modulePath { say("ok (module \(m))\n") } else { say("ok (no module)\n") }
 
-        // 3. WirePlumber.
+        // 3. With role loopbacks, the virtual outputs first: loopbacks that appear before any
+        // real sink were seen to be linked into each other (Multimedia into Alert), which
+        // corks everything. pw-cli needs no session manager to create them.
+        if options.roleLoopbacks {
+            for device in devices {
+                say("creating \(device.name)… ")
+                try addDevice(device)
+                say("ok\n")
+            }
+        }
+
+        // 4. WirePlumber.
         say("starting wireplumber… ")
         let wp = try startDaemon("wireplumber", ["wireplumber"])
 
-        // 4. pipewire-pulse.
+        // 5. pipewire-pulse.
         var pulse: ChildProcess?
         if options.startPulse {
             pulse = try startDaemon("pipewire-pulse", ["pipewire-pulse"])
@@ -214,8 +226,8 @@ public final class Sandbox: @unchecked Sendable {
         }
         say("ok\n")
 
-        // 5. Virtual outputs.
-        for device in devices {
+        // 6. Virtual outputs (with role loopbacks they were made before WirePlumber started).
+        for device in devices where !options.roleLoopbacks {
             say("creating \(device.name)… ")
             try addDevice(device)
             say("ok\n")

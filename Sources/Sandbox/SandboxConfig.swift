@@ -183,9 +183,17 @@ enum SandboxConfig {
     /// sorted by file name; `90-enable-all.lua` calls `alsa_monitor.enable()`, which
     /// checks `alsa_monitor.enabled`, so the override must sort after the `50-*-config.lua`
     /// files (which set `enabled = true`) and before `90-enable-all.lua`.
-    static func writeWirePlumberConfig(configHome: String, for install: PipeWireInstall) throws {
+    static func writeWirePlumberConfig(configHome: String, for install: PipeWireInstall, roleLoopbacks: Bool = false,
+                                       roleDuckLevel: Double = 1.0) throws {
+        if roleLoopbacks && !install.wirePlumberUsesProfiles {
+            throw SandboxError.roleLoopbacksNeedWirePlumber05(install.description)
+        }
         if install.wirePlumberUsesProfiles {
             try writeWirePlumberProfiles(configHome: configHome, for: install)
+            if roleLoopbacks {
+                try roleLoopbacksFragment(duckLevel: roleDuckLevel).write(toFile: configHome + "/wireplumber/wireplumber.conf.d/60-role-loopbacks.conf",
+                                                atomically: true, encoding: .utf8)
+            }
             return
         }
         let fm = FileManager.default
@@ -248,6 +256,78 @@ enum SandboxConfig {
         }
 
         """.write(toFile: wp + "/wireplumber.conf.d/89-sandbox.conf", atomically: true, encoding: .utf8)
+    }
+
+    /// WirePlumber 0.5's role-based linking policy in the form its documentation gives
+    /// (the `media-role-nodes.conf` example of its `wireplumber.conf.d.examples`): one
+    /// loopback sink per group of media roles, each with a priority and what it does to
+    /// lower and equal priorities (mix, duck, cork), loaded into WirePlumber as `pw-module`
+    /// components; streams without a role get `Multimedia`. One change from the example:
+    /// WirePlumber's own duck is off (`duck-level = 1.0`), since the audio-session module
+    /// ducks the streams itself and two ducks would multiply (`duckLevel` sets another).
+    static func roleLoopbacksFragment(duckLevel: Double = 1.0) -> String {
+        // (id, description, media roles, priority, action on lower priorities)
+        let table: [(String, String, [String], Int, String)] = [
+            ("multimedia", "Multimedia", ["Music", "Movie", "Game", "Multimedia"], 10, "mix"),
+            ("notification", "System Notifications", ["Notification"], 20, "mix"),
+            ("navigation", "Navigation", ["Navigation", "GPS"], 30, "duck"),
+            ("assistant", "Voice Assistant", ["Assistant"], 40, "cork"),
+            ("communication", "Communication", ["Communication", "Phone"], 50, "cork"),
+            ("alert", "Alert", ["Alert", "Emergency"], 100, "cork"),
+        ]
+        var lines = [
+            "# Written by the audio-session sandbox: WirePlumber 0.5's role-based policy, as",
+            "# WirePlumber documents it (media-role-nodes.conf), with its duck turned off.",
+            "wireplumber.profiles = {",
+            "  main = { policy.linking.role-based.loopbacks = required }",
+            "}",
+            "",
+            "wireplumber.settings = {",
+            "  node.stream.default-media-role = \"Multimedia\"",
+            "  # The audio-session module ducks; WirePlumber's duck would come on top of it.",
+            "  linking.role-based.duck-level = \(duckLevel)",
+            "}",
+            "",
+            "wireplumber.components.rules = [",
+            "  {",
+            "    matches = [ { provides = \"~loopback.sink.*\" } ]",
+            "    actions = {",
+            "      merge = {",
+            "        arguments = {",
+            "          capture.props = { policy.role-based.target = true, audio.position = [ FL, FR ], media.class = Audio/Sink }",
+            "          playback.props = { node.passive = true, media.role = \"Loopback\" }",
+            "        }",
+            "        requires = [ support.export-core, pw.node-factory.adapter ]",
+            "      }",
+            "    }",
+            "  }",
+            "]",
+            "",
+            "wireplumber.components = [",
+            "  {",
+            "    type = virtual, provides = policy.linking.role-based.loopbacks",
+            "    requires = [ " + table.map { "loopback.sink.role." + $0.0 }.joined(separator: " ") + " ]",
+            "  }",
+        ]
+        for (id, description, roles, priority, lower) in table {
+            lines += [
+                "  {",
+                "    name = libpipewire-module-loopback, type = pw-module",
+                "    arguments = {",
+                "      node.name = \"loopback.sink.role.\(id)\"",
+                "      node.description = \"\(description)\"",
+                "      capture.props = {",
+                "        device.intended-roles = [ " + roles.map { "\"\($0)\"" }.joined(separator: ", ") + " ]",
+                "        policy.role-based.priority = \(priority)",
+                "        policy.role-based.action.same-priority = \"mix\"",
+                "        policy.role-based.action.lower-priority = \"\(lower)\"",
+                "      }",
+                "    }",
+                "    provides = loopback.sink.role.\(id)",
+                "  }",
+            ]
+        }
+        return (lines + ["]", ""]).joined(separator: "\n")
     }
 
     /// Runs a short command outside any sandbox and returns its output (pkg-config).

@@ -82,6 +82,15 @@ public struct SandboxOptions: Sendable {
     /// The PipeWire to run; nil: the tree named by `AUDIO_SESSION_PIPEWIRE_PREFIX`,
     /// else the system's.
     public var pipewire: PipeWireInstall?
+    /// WirePlumber 0.5's role-based policy, configured as its documentation shows (one
+    /// loopback sink per media role, `wireplumber.conf.d/60-role-loopbacks.conf`), with
+    /// WirePlumber's own duck turned off (`linking.role-based.duck-level = 1.0`: the module
+    /// ducks). Only with WirePlumber 0.5 or later. The virtual outputs are created before
+    /// WirePlumber starts, so the loopbacks find real sinks when they appear.
+    public var roleLoopbacks: Bool
+    /// With `roleLoopbacks`: WirePlumber's `linking.role-based.duck-level`. 1.0 (no duck of
+    /// its own) is what the README asks for beside the module; WirePlumber's default is 0.3.
+    public var roleDuckLevel: Double
 
     public init(
         devices: [VirtualDevice] = [.speaker, .headphones],
@@ -91,7 +100,9 @@ public struct SandboxOptions: Sendable {
         startPulse: Bool = true,
         startupTimeout: TimeInterval = 20,
         progress: (@Sendable (String) -> Void)? = nil,
-        pipewire: PipeWireInstall? = nil
+        pipewire: PipeWireInstall? = nil,
+        roleLoopbacks: Bool = false,
+        roleDuckLevel: Double = 1.0
     ) {
         self.devices = devices
         self.loadModule = loadModule
@@ -101,6 +112,8 @@ public struct SandboxOptions: Sendable {
         self.startupTimeout = startupTimeout
         self.progress = progress
         self.pipewire = pipewire
+        self.roleLoopbacks = roleLoopbacks
+        self.roleDuckLevel = roleDuckLevel
     }
 }
 
@@ -118,6 +131,8 @@ public enum SandboxError: Error, CustomStringConvertible, LocalizedError, Equata
     case stopped
     case badWAV(String)
     case badPipeWireTree(String, reason: String)
+    /// Role loopbacks asked of a WirePlumber older than 0.5.
+    case roleLoopbacksNeedWirePlumber05(String)
 
     public var description: String {
         switch self {
@@ -147,6 +162,10 @@ public enum SandboxError: Error, CustomStringConvertible, LocalizedError, Equata
         case let .badPipeWireTree(path, reason):
             return "'\(path)' is not a PipeWire tree the sandbox can run: \(reason). " +
                 "(This project's scripts/pipewire-tree.sh makes one from Debian's packages.)"
+        case let .roleLoopbacksNeedWirePlumber05(install):
+            return "Role loopbacks are WirePlumber 0.5's role-based policy, and \(install) comes with an older " +
+                "WirePlumber (0.4 has no such policy). Run a PipeWire with WirePlumber 0.5 " +
+                "(--pipewire, AUDIO_SESSION_PIPEWIRE_PREFIX) or leave role loopbacks off."
         }
     }
 

@@ -133,8 +133,12 @@ public final class Recorder: @unchecked Sendable {
         self.sandbox = sandbox
         self.sinkName = sinkName
         self.path = path ?? sandbox.directory + "/tmp/record-\(sinkName)-\(UInt32.random(in: 0...UInt32.max)).wav"
+        // WirePlumber 0.5's role-based policy moves a recorder (pw-record's default role is
+        // Music) onto a role loopback unless it must not be moved.
+        let dontMove = sandbox.options.roleLoopbacks ? " node.dont-move=true" : ""
         process = try sandbox.spawn([
-            "pw-record", "--target", sinkName, "-P", "{ stream.capture.sink=true node.name=sandbox-recorder-\(sinkName) }",
+            "pw-record", "--target", sinkName,
+            "-P", "{ stream.capture.sink=true node.name=sandbox-recorder-\(sinkName)\(dontMove) }",
             "--format", "s16", "--rate", "48000", "--channels", "2", self.path,
         ])
         do {

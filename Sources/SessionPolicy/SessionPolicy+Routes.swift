@@ -31,7 +31,7 @@ extension SessionPolicy {
         func visit(_ n: NodeID) {
             guard let st = streams[n] else { return }
             if let o = overriding, o.stream == n, st.direction == .output {
-                if let e = o.endpoint, let ep = endpoints[e] { outs.append((e, ep.port)) }
+                if let e = o.endpoint { collectOutputs(through: e, excluding: excluding, depth: 0, outs: &outs) }
                 return
             }
             collectRoute(n, st, excluding: excluding, outs: &outs, ins: &ins)
@@ -106,18 +106,16 @@ extension SessionPolicy {
     /// Recomputes the cached routes of the streams linked to an endpoint whose port changed
     /// (or that appeared or went away).
     mutating func refreshRoutes(linkedTo e: NodeID) {
-        for l in linksOfNode[e] ?? [] {
-            guard let link = links[l] else { continue }
-            refreshRoute(ofStream: link.output == e ? link.input : link.output)
-        }
+        for n in streamsLinked(to: e).sorted() { refreshRoute(ofStream: n) }
     }
 
-    /// The endpoints a stream is linked to: sinks it feeds (output), sources it reads (input).
+    /// The endpoints a stream is linked to: sinks it feeds (output; for a virtual sink, the
+    /// outputs its relay feeds), sources it reads (input).
     func collectRoute(_ n: NodeID, _ st: StreamInfo, excluding: NodeID?, outs: inout [(NodeID, Port)], ins: inout [(NodeID, Port)]) {
         for l in linksOfNode[n] ?? [] {
             guard let link = links[l] else { continue }
-            if st.direction == .output, link.output == n, link.input != excluding, let ep = endpoints[link.input] {
-                outs.append((link.input, ep.port))
+            if st.direction == .output, link.output == n {
+                collectOutputs(through: link.input, excluding: excluding, depth: 0, outs: &outs)
             } else if st.direction == .input, link.input == n, link.output != excluding, let ep = endpoints[link.output] {
                 ins.append((link.output, ep.port))
             }
@@ -166,19 +164,22 @@ extension SessionPolicy {
         return r
     }
 
-    /// Sessions with a stream linked to or from the node, in order.
+    /// Sessions with a stream linked to or from the node (directly or through virtual
+    /// sinks), in order.
     func sessionsLinked(to e: NodeID) -> [SessionID] {
         var out: Set<SessionID> = []
-        for l in linksOfNode[e] ?? [] {
-            guard let link = links[l] else { continue }
-            let other = link.output == e ? link.input : link.output
-            if let s = sessionOf(other) { out.insert(s) }
+        for n in streamsLinked(to: e) {
+            if let s = sessionOf(n) { out.insert(s) }
         }
         return out.sorted()
     }
 
     mutating func endpointAdded(_ e: NodeID, kind: EndpointKind, _ props: Properties) {
-        endpoints[e] = EndpointInfo(kind: kind, properties: props)
+        let old = endpoints[e]?.properties
+        let ep = EndpointInfo(kind: kind, properties: props)
+        endpoints[e] = ep
+        noteSinkGroup(e, old: old, new: ep)
+        adoptRelays(ofSink: e)
         availableRoute = nil
         refreshRoutes(linkedTo: e)
         deviceArrived(e)
@@ -186,9 +187,12 @@ extension SessionPolicy {
 
     mutating func endpointChanged(_ e: NodeID, _ props: Properties) {
         guard var ep = endpoints[e] else { return }
+        let old = ep.properties
         ep.properties = props
         ep.port = Port.from(props, kind: ep.kind)
         endpoints[e] = ep
+        noteSinkGroup(e, old: old, new: ep)
+        adoptRelays(ofSink: e)
         availableRoute = nil
         refreshRoutes(linkedTo: e)
         for s in sessionsLinked(to: e) { touched.insert(s) }
@@ -199,6 +203,7 @@ extension SessionPolicy {
         if isPrivateOutput(e) { privateOutputLost(e) }
         for s in sessionsLinked(to: e) { touched.insert(s) }
         for l in linksOfNode[e] ?? [] { removeLink(l) }
+        noteSinkGroup(e, old: endpoints[e]?.properties, new: nil)
         endpoints[e] = nil
         linksOfNode[e] = nil
         availableRoute = nil
@@ -236,13 +241,12 @@ extension SessionPolicy {
     mutating func privateOutputLost(_ e: NodeID) {
         guard let uid = endpoints[e]?.port.uid else { return }
         var affected: Set<NodeID> = []
-        for l in linksOfNode[e] ?? [] {
-            guard let link = links[l], link.input == e, let st = streams[link.output], st.direction == .output,
-                st.running, !st.pausedByPolicy
-            else { continue }
-            if let chosen = st.userChosenEndpoint, chosen != e { continue }
-            guard let s = sessionOf(link.output), let t = traits(s), !t.unmanaged else { continue }
-            affected.insert(link.output)
+        // Streams playing into it, or into a virtual sink (a loopback) whose relay plays into it.
+        for n in streamsLinked(to: e) {
+            guard let st = streams[n], st.direction == .output, st.running, !st.pausedByPolicy else { continue }
+            if let chosen = st.userChosenEndpoint, chosen != e, !reaches(chosen, e) { continue }
+            guard let s = sessionOf(n), let t = traits(s), !t.unmanaged else { continue }
+            affected.insert(n)
         }
         guard !affected.isEmpty else { return }
         let nodes = affected.sorted()
@@ -306,6 +310,7 @@ extension SessionPolicy {
         linksOfNode[input, default: []].insert(l)
         refreshRoute(ofStream: output)
         refreshRoute(ofStream: input)
+        if relays[output] != nil { refreshStreams(behindRelay: output) }
         if let s = sessionOf(output) { touched.insert(s); reportCategoryRouteChange(s) }
         if let s = sessionOf(input) { touched.insert(s); reportCategoryRouteChange(s) }
     }
@@ -337,6 +342,7 @@ extension SessionPolicy {
         if linksOfNode[link.input]?.isEmpty == true { linksOfNode[link.input] = nil }
         refreshRoute(ofStream: link.output)
         refreshRoute(ofStream: link.input)
+        if relays[link.output] != nil { refreshStreams(behindRelay: link.output) }
     }
 
     /// R33: the user (or `overrideOutputAudioPort(.speaker)`) chose an output. Reason

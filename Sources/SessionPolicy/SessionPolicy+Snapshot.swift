@@ -91,10 +91,20 @@ extension SessionPolicy {
     }
 
     /// Recomputes every index from the stored graph and marks.
+    mutating func indexSinkGroups() {
+        sinksOfGroup = [:]
+        for (e, ep) in endpoints { noteSinkGroup(e, old: nil, new: ep) }
+    }
+
     mutating func rebuildIndexes() {
         streamsOfClient = [:]
         declaringStreamsOfClient = [:]
         linksOfNode = [:]
+        indexSinkGroups()
+        relayOfGroup = [:]
+        for (n, r) in relays.sorted(by: { $0.key < $1.key }) where relayOfGroup[r.linkGroup] == nil {
+            relayOfGroup[r.linkGroup] = n
+        }
         streamRoutes = [:]
         streamEndpoints = [:]
         endpointsOfClient = [:]
@@ -141,6 +151,16 @@ extension SessionPolicy {
         streams = graph.streams
         endpoints = graph.endpoints
         links = graph.links
+        relays = graph.relays
+        // Output streams of virtual sinks given as streams are relays (see `RelayInfo`).
+        indexSinkGroups()
+        for (n, st) in streams.sorted(by: { $0.key < $1.key }) {
+            guard let g = relayGroup(direction: st.direction, st.properties),
+                !relays.values.contains(where: { $0.linkGroup == g })
+            else { continue }
+            streams[n] = nil
+            relays[n] = RelayInfo(client: st.client, linkGroup: g, properties: st.properties)
+        }
         silentMode = graph.silentMode
         screenLocked = graph.screenLocked
         marks = graph.policy?.sessions ?? [:]

@@ -75,6 +75,12 @@ extension SessionPolicy {
         // afterwards (same legacy node, or the same declaring client), that session's
         // interruption outlives the replacement: it heard `began` and no `ended` (R13).
         var carried: (SessionID, InterruptionMark)?
+        if relays[n] != nil { relayRemoved(n) }
+        if let g = relayGroup(direction: direction, props) {
+            if streams[n] != nil { streamRemoved(n) }
+            relayAdded(n, client: c, group: g, props)
+            return
+        }
         if streams[n] != nil {
             if let old = sessionOf(n), traits(old)?.unmanaged == false, let i = marks[old]?.interruption { carried = (old, i) }
             streamRemoved(n)
@@ -109,6 +115,11 @@ extension SessionPolicy {
     }
 
     mutating func streamChanged(_ n: NodeID, _ props: Properties) {
+        if relays[n] != nil {
+            // A relay stays one while its node lives (its link group is set at creation).
+            relays[n]?.properties = props
+            return
+        }
         guard var info = streams[n], let old = sessionOf(n) else { return }
         let before = traits(old)
         let values = DeclarationValues(props)
@@ -204,6 +215,10 @@ extension SessionPolicy {
     }
 
     mutating func streamRemoved(_ n: NodeID) {
+        if relays[n] != nil {
+            relayRemoved(n)
+            return
+        }
         guard let st = streams[n], let s = sessionOf(n) else { return }
         let legacyTraits = traits(s)
         for l in linksOfNode[n] ?? [] { removeLink(l) }

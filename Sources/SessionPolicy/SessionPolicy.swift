@@ -29,6 +29,7 @@ public struct SessionPolicy: Sendable {
     var streams: [NodeID: StreamInfo] = [:]
     var endpoints: [NodeID: EndpointInfo] = [:]
     var links: [LinkID: LinkInfo] = [:]
+    var relays: [NodeID: RelayInfo] = [:]
     var silentMode = false
     var screenLocked = false
     var marks: [SessionID: SessionMarks] = [:]
@@ -40,6 +41,9 @@ public struct SessionPolicy: Sendable {
     /// ones that can declare, ask activation or ask to notify others), in node order.
     var declaringStreamsOfClient: [ClientID: NodeList] = [:]
     var linksOfNode: [NodeID: Set<LinkID>] = [:]
+    /// The sinks with a `node.link-group`, by group, and the relay of each group.
+    var sinksOfGroup: [String: Set<NodeID>] = [:]
+    var relayOfGroup: [String: NodeID] = [:]
     /// Each stream's own route (the endpoints its links reach), kept up to date by every
     /// change of links, endpoints or streams (`refreshRoute(ofStream:)`): a session with one
     /// stream publishes it without walking links and endpoints again.
@@ -147,7 +151,7 @@ public struct SessionPolicy: Sendable {
         policy.sessions = marks
         policy.activationCounter = activationCounter
         return GraphSnapshot(
-            clients: clients, streams: streams, endpoints: endpoints, links: links,
+            clients: clients, streams: streams, endpoints: endpoints, links: links, relays: relays,
             silentMode: silentMode, screenLocked: screenLocked, policy: policy)
     }
 

@@ -117,6 +117,27 @@ public struct EndpointInfo: Sendable, Equatable {
     }
 }
 
+/// The output stream of a virtual sink (a relay): a `Stream/Output/Audio` node that
+/// shares its `node.link-group` with an `Audio/Sink`. PipeWire's loopback, filter-chain
+/// and echo-cancel modules make such pairs (WirePlumber 0.5's role loopbacks are
+/// loopbacks): what is played into the sink comes out of this stream. It is not an
+/// application's stream: no session, never paused for long, never ducked; the route of a
+/// stream playing into its sink is where this stream goes. (The policy does not pause it
+/// when a private output behind it goes: the streams playing into the sink are paused
+/// first, and with PipeWire 1.4 none of their audio reached the next output.)
+public struct RelayInfo: Sendable, Equatable {
+    public var client: ClientID
+    /// `node.link-group`, shared with its sink.
+    public var linkGroup: String
+    public var properties: Properties
+
+    public init(client: ClientID, linkGroup: String, properties: Properties) {
+        self.client = client
+        self.linkGroup = linkGroup
+        self.properties = properties
+    }
+}
+
 /// A link from an output node to an input node.
 public struct LinkInfo: Sendable, Equatable, Hashable {
     public var output: NodeID
@@ -188,6 +209,9 @@ public struct GraphSnapshot: Sendable, Equatable {
     public var streams: [NodeID: StreamInfo]
     public var endpoints: [NodeID: EndpointInfo]
     public var links: [LinkID: LinkInfo]
+    /// Output streams of virtual sinks (see `RelayInfo`). A stream listed in `streams`
+    /// that is one is moved here when the snapshot is applied.
+    public var relays: [NodeID: RelayInfo]
     public var silentMode: Bool
     public var screenLocked: Bool
     /// The policy's own records; `nil` for a fresh graph.
@@ -196,12 +220,14 @@ public struct GraphSnapshot: Sendable, Equatable {
     public init(
         clients: [ClientID: ClientInfo] = [:], streams: [NodeID: StreamInfo] = [:],
         endpoints: [NodeID: EndpointInfo] = [:], links: [LinkID: LinkInfo] = [:],
+        relays: [NodeID: RelayInfo] = [:],
         silentMode: Bool = false, screenLocked: Bool = false, policy: PolicyMarks? = nil
     ) {
         self.clients = clients
         self.streams = streams
         self.endpoints = endpoints
         self.links = links
+        self.relays = relays
         self.silentMode = silentMode
         self.screenLocked = screenLocked
         self.policy = policy

@@ -34,6 +34,11 @@ struct SandboxCommand: ParsableCommand {
           pw-session sandbox --verbose
           pw-session sandbox --module-arg resume.grace-ms=0 --module-arg duck.level=0.3 -- pw-play song.wav
           pw-session sandbox --pipewire build/pipewire-1.4/root --module-dir build/meson-pw1.4 -- pw-play tone.wav
+          pw-session sandbox --pipewire build/pipewire-1.4/root --module-dir build/meson-pw1.4 --role-loopbacks
+
+        --role-loopbacks enables WirePlumber 0.5's role-based policy as WirePlumber \
+        documents it (a loopback sink per media role), with WirePlumber's duck level at \
+        1.0 (the module ducks). It needs WirePlumber 0.5.
         """
     )
 
@@ -52,6 +57,9 @@ struct SandboxCommand: ParsableCommand {
     @Option(name: .customLong("pipewire"), help: ArgumentHelp("Run the PipeWire unpacked in this directory (it holds usr/bin/pipewire) instead of the system's.", valueName: "prefix"))
     var pipewirePrefix: String?
 
+    @Flag(name: .customLong("role-loopbacks"), help: "Enable WirePlumber 0.5's role-based policy (a loopback sink per media role, as WirePlumber documents it), with WirePlumber's own duck off. Needs WirePlumber 0.5.")
+    var roleLoopbacks = false
+
     @Flag(name: .shortAndLong, help: "Print the commands, the sandbox directory and the daemon PIDs.")
     var verbose = false
 
@@ -61,7 +69,11 @@ struct SandboxCommand: ParsableCommand {
     func validate() throws {
         do {
             _ = try VirtualDevice.parseList(devices)
-            if let pipewirePrefix { _ = try PipeWireInstall(prefix: pipewirePrefix) }
+            let install = try pipewirePrefix.map { try PipeWireInstall(prefix: $0) }
+                ?? PipeWireInstall.fromEnvironment(ProcessInfo.processInfo.environment)
+            if roleLoopbacks && !install.wirePlumberUsesProfiles {
+                throw SandboxError.roleLoopbacksNeedWirePlumber05(install.description)
+            }
             for a in moduleArguments where !a.contains("=") || a.hasPrefix("=") {
                 throw ValidationError("--module-arg takes KEY=VALUE, for example duck.level=0.3; got '\(a)'.")
             }
@@ -77,7 +89,8 @@ struct SandboxCommand: ParsableCommand {
             moduleDirectory: moduleDirectory,
             verbose: verbose,
             progress: { line in FileHandle.standardError.write(Data(line.utf8)) },
-            pipewire: pipewirePrefix.flatMap { try? PipeWireInstall(prefix: $0) }
+            pipewire: pipewirePrefix.flatMap { try? PipeWireInstall(prefix: $0) },
+            roleLoopbacks: roleLoopbacks
         )
         for a in moduleArguments {
             guard let eq = a.firstIndex(of: "=") else { continue }
