@@ -311,7 +311,8 @@ def build_markdown(res, policy, plots, wall):
     if n.get("ok"):
         p99 = n["allMs"].get("p99")
         w(f"| notification p99 under 5 ms | p99 {f(p99, 2)} ms (p50 {f(n['allMs'].get('median'), 2)} ms, "
-          f"n = {n['allMs']['n']}) | no notifications | {met(num(p99) is not None and p99 < 5)} |")
+          f"n = {n['allMs']['n']}) | "
+          f"no notifications | {met(num(p99) is not None and p99 < 5)} |")
     else:
         w(f"| notification p99 under 5 ms | not measured: {n.get('error', 'section not run')} | — | not measured |")
     if policy:

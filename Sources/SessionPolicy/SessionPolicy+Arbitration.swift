@@ -158,7 +158,12 @@ extension SessionPolicy {
             // R8: deactivating with running streams succeeds with an isBusy warning.
             notify(s, .activationResult(.success(hasRunningStream(s) ? .isBusy : nil)))
         }
-        endOrHold(s, traits: traits(s), resumable: notifyOthers)
+        // An explicit setActive(false) is the program's own word: nothing to wait for.
+        if explicit {
+            endInterruptions(causedBy: .session(s), resumable: notifyOthers)
+        } else {
+            endOrHold(s, traits: traits(s), resumable: notifyOthers)
+        }
     }
 
     /// Handles a change of `audio.session.active` on a declared session.

@@ -3,6 +3,7 @@
 /// would otherwise give the audio back in each gap of a few milliseconds. The end of
 /// the interruptions and of the duck is held for `resumeGraceMilliseconds`; a session
 /// of the same program with the same declaration that starts within it takes them over.
+/// An explicit `setActive(false)` ends them at once: the program said what it meant.
 
 /// An interruption cause and its duck, held after the session went.
 struct HeldEnd: Equatable {

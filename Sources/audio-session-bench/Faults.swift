@@ -25,8 +25,10 @@ struct FaultsResult: Codable {
 
 enum Faults {
     static func metadataID(_ sandbox: Sandbox) throws -> Int? {
-        Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Metadata")
-            .first { Sandbox.props($0)["metadata.name"] as? String == "audio-session" }?["id"] as? Int
+        // pw-dump puts a metadata object's properties at the top level, not under info.
+        Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Metadata").first {
+            (($0["props"] as? [String: Any])?["metadata.name"] as? String) == "audio-session"
+        }?["id"] as? Int
     }
 
     static func run(_ sandbox: Sandbox, fixture: String, rounds: Int, perRound: Int) -> FaultsResult {

@@ -85,6 +85,19 @@ struct GraceTests {
                 "\(fired)")
     }
 
+    @Test("R7 an explicit setActive(false, notifyOthersOnDeactivation) ends the interruption at once, grace or not")
+    func explicitDeactivationIsNotHeld() {
+        var w = Self.world()
+        w.stream(10, client: 2, .output, ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"])
+        w.play(10)
+        w.declared(3, "playback")
+        #expect(w.activate(3).contains(.pause(N(10))))
+        let off = w.deactivate(3, notifyOthers: true)
+        #expect(Self.timers(off).isEmpty, "\(off)")
+        #expect(off.contains(ended(clientS(2), resume: true)), "\(off)")
+        #expect(off.contains(.resume(N(10))), "\(off)")
+    }
+
     @Test("without a grace period (the core's default) the end is immediate")
     func noGraceIsImmediate() {
         var w = World()
