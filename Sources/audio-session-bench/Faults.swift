@@ -24,11 +24,16 @@ struct FaultsResult: Codable {
 }
 
 enum Faults {
-    static func metadataID(_ sandbox: Sandbox) throws -> Int? {
+    /// The policy's metadata object: its global id and its `object.serial` (a recreated
+    /// object may get the freed id again, never the same serial).
+    static func metadata(_ sandbox: Sandbox) throws -> (id: Int, serial: String)? {
         // pw-dump puts a metadata object's properties at the top level, not under info.
-        Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Metadata").first {
-            (($0["props"] as? [String: Any])?["metadata.name"] as? String) == "audio-session"
-        }?["id"] as? Int
+        for o in Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Metadata") {
+            let props = o["props"] as? [String: Any] ?? [:]
+            guard props["metadata.name"] as? String == "audio-session", let id = o["id"] as? Int else { continue }
+            return (id, "\(props["object.serial"] ?? "")")
+        }
+        return nil
     }
 
     static func run(_ sandbox: Sandbox, fixture: String, rounds: Int, perRound: Int) -> FaultsResult {
@@ -40,12 +45,12 @@ enum Faults {
         do {
             // A client destroys the policy's metadata three times.
             for _ in 0..<3 {
-                guard let id = try metadataID(sandbox) else { throw BenchFailure("no audio-session metadata") }
-                _ = try sandbox.run(["pw-cli", "destroy", String(id)], timeout: 10)
+                guard let old = try metadata(sandbox) else { throw BenchFailure("no audio-session metadata") }
+                _ = try sandbox.run(["pw-cli", "destroy", String(old.id)], timeout: 10)
                 r.metadataDestroyed += 1
                 try sandbox.waitUntil(timeout: 10, "the metadata to come back") {
-                    guard let again = try metadataID(sandbox) else { return false }
-                    return again != id
+                    guard let again = try metadata(sandbox) else { return false }
+                    return again.serial != old.serial
                 }
                 r.metadataRecreated += 1
             }
@@ -61,6 +66,8 @@ enum Faults {
                     guard clients.isRunning else { throw BenchFailure("the fixture exited: \(clients.logTail(lines: 3))") }
                     return clients.logTail(lines: 3).contains("ready")
                 }
+                let tail = clients.logTail(lines: 3)
+                guard tail.contains("failed 0") else { throw BenchFailure("round \(round): the fixture reported failures: \(tail)") }
                 r.clientsPerSecond.append(Double(perRound) / max(Date().timeIntervalSince(start), 0.001))
                 clients.terminate()
                 try sandbox.waitUntil(timeout: 60, poll: 0.2, "round \(round): the clients to be gone") {
