@@ -626,8 +626,8 @@ def build_markdown(res, policy, plots, wall):
     w(".build/release/audio-session-bench --quick --out /tmp/b   # a quick look (few trials), results.json only")
     w("```")
     w("")
-    w("Options of `audio-session-bench` (trial counts, windows, sections): see the header of "
-      "`Sources/audio-session-bench/main.swift`.")
+    w("Options of `audio-session-bench` (trial counts, windows, sections, systems): "
+      "`.build/release/audio-session-bench --help`.")
     w("")
     return "\n".join(L)
 
