@@ -21,6 +21,8 @@ public enum PropertyBounds {
         "node.name", "node.description", "node.nick", "node.virtual", "factory.name",
         "device.description", "device.form-factor", "device.bus", "device.api", "device.port.type",
         "api.bluez5.profile", "api.alsa.path", "port.type", "device.route.name",
+        // A loopback's sink and stream share it: the policy sees through loopbacks by it.
+        "node.link-group",
     ]
 
     /// Why the `audio.session.*` keys of `props` are refused, nil when they are not.

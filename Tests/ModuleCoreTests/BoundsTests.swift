@@ -4,6 +4,18 @@ import Testing
 
 /// Declarations have a size; the core keeps only what it reads (docs/trust.md).
 @Suite struct BoundsTests {
+    /// Every PipeWire key the policy reads survives the bounds (a key dropped here is a
+    /// rule that silently stops working: loopbacks were no longer seen through without
+    /// `node.link-group`).
+    @Test func everyKeyThePolicyReadsIsKept() {
+        let read = ["api.alsa.path", "application.name", "application.process.binary", "device.api", "device.bus",
+                    "device.description", "device.form-factor", "device.port.type", "factory.name", "media.role",
+                    "node.description", "node.link-group", "node.name", "node.nick", "node.virtual", "port.type"]
+        for key in read {
+            #expect(PropertyBounds.kept([key: "v"])[key] == "v", "\(key) is dropped")
+        }
+    }
+
     let sink = RecordingEffectSink()
     let core: ModuleCore
 
