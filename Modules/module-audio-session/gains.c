@@ -71,6 +71,41 @@ static bool read_user_volumes(struct as_gain *gain)
 		memcmp(before, gain->volumes, sizeof(float) * n_before) != 0;
 }
 
+/** What the stream last reported as its softVolumes (first channel), or -1. */
+struct soft_report {
+	float first;
+};
+
+static int soft_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next,
+		struct spa_pod *param)
+{
+	struct soft_report *r = data;
+	const struct spa_pod_prop *prop;
+	float v[SPA_AUDIO_MAX_CHANNELS];
+
+	if (!spa_pod_is_object_type(param, SPA_TYPE_OBJECT_Props) ||
+	    (prop = spa_pod_find_prop(param, NULL, SPA_PROP_softVolumes)) == NULL)
+		return 0;
+	if (spa_pod_copy_array(&prop->value, SPA_TYPE_Float, v, SPA_AUDIO_MAX_CHANNELS) > 0)
+		r->first = v[0];
+	return 1;
+}
+
+/** Whether the stream reports the soft volume of our last step: only then has it
+ * taken that step (a Props change of another kind is no acknowledgement). A
+ * stream whose volumes we do not know acknowledges with any change. */
+static bool step_taken(struct as_gain *gain)
+{
+	struct soft_report r = { -1.0f };
+	float expected;
+
+	if (gain->n_volumes == 0)
+		return true;
+	pw_impl_node_for_each_param(gain->node, 0, SPA_PARAM_Props, 0, UINT32_MAX, NULL, soft_param, &r);
+	expected = gain->volumes[0] * gain->current;
+	return r.first >= 0.0f && fabsf(r.first - expected) <= 1e-4f * SPA_MAX(1.0f, expected);
+}
+
 /* ---- writing the module's gain ------------------------------------------- */
 
 static void apply(struct as_gain *gain)
@@ -272,7 +307,7 @@ void as_gain_silence(struct as_gains *gains, struct as_gain *gain, bool silenced
 void as_gain_props_changed(struct as_gains *gains, struct as_gain *gain)
 {
 	/* Our own step has reached the stream: the next may go a cycle later. */
-	if (gain->ramping && gain->next_ns == 0) {
+	if (gain->ramping && gain->next_ns == 0 && step_taken(gain)) {
 		gain->next_ns = now_ns() + gains->cycle_ns;
 		rearm(gains);
 	}
