@@ -1,8 +1,8 @@
 """The BENCHMARKS.md section that sets every measured system side by side: the
 module and stock on PipeWire 0.3.65 + WirePlumber 0.4, the same on PipeWire 1.4 +
-WirePlumber 0.5."""
+WirePlumber 0.5, and (when measured) WirePlumber 0.5's own role-based policy."""
 
-ORDER = ["module", "baseline", "module-pw1.4", "baseline-pw1.4"]
+ORDER = ["module", "baseline", "module-pw1.4", "baseline-pw1.4", "peer-pw1.4"]
 RAMP_MS = 250.0
 RATE = 48000.0
 
@@ -81,6 +81,25 @@ def section(res):
     if ml and bl and all(x is not None for x in ml + bl):
         L.append(f"On PipeWire 1.4 the module leaks a median of {_fmt(max(ml), 0)} samples per unplug where stock "
                  f"WirePlumber 0.5 leaks {_fmt(min(bl), 0)}–{_fmt(max(bl), 0)}.")
+        L.append("")
+    peer = by_name.get("peer-pw1.4") or {}
+    if mod and peer and not peer.get("sandboxError"):
+        pl = [_median(c.get("leaked")) for c in peer.get("headphoneLoss") or []]
+        pl = [x for x in pl if x is not None]
+        pd, md = peer.get("duck") or {}, mod.get("duck") or {}
+        pi, mi = peer.get("interrupt") or {}, mod.get("interrupt") or {}
+        L.append("Against WirePlumber 0.5's own role-based policy (`peer-pw1.4`), on the same PipeWire:")
+        L.append("")
+        L.append(f"- headphone loss: the module leaks a median of {_fmt(max(ml) if ml else None, 0)} samples per unplug, "
+                 f"the role policy {_fmt(min(pl) if pl else None, 0)}–{_fmt(max(pl) if pl else None, 0)};")
+        L.append(f"- duck: the music changes by {_fmt(_median(md.get('changeDuringPromptDb')), 1)} dB with the module "
+                 f"(largest step {duck_cells(mod)[1]} dB) and by {_fmt(_median(pd.get('changeDuringPromptDb')), 1)} dB with "
+                 f"the role policy (largest step {duck_cells(peer)[1]} dB);")
+        L.append(f"- a call: the module pauses the music in {mi.get('pausedCount', 0)} of "
+                 f"{len([t for t in mi.get('trials') or [] if t.get('ok')])} trials and resumes it "
+                 f"{_fmt(_median(mi.get('resumeMs')))} ms after the call (of which 200 ms is the grace period that keeps "
+                 f"multi-stream prompts from chattering); the role policy pauses it in {pi.get('pausedCount', 0)} of "
+                 f"{len([t for t in pi.get('trials') or [] if t.get('ok')])} trials.")
         L.append("")
     return L
 

@@ -10,7 +10,8 @@ struct BenchOptions: ParsableCommand {
         Systems: `module` and `baseline` (stock, no module) run the system's PipeWire; \
         `module-pw1.4` and `baseline-pw1.4` run the PipeWire tree given with --pw14-prefix \
         (scripts/pipewire-tree.sh makes one), the module from --pw14-module-dir, built against \
-        that tree's headers. Writes OUT/results.json; scripts/plot.py turns it into \
+        that tree's headers; `peer-pw1.4` runs WirePlumber 0.5's own role-based policy \
+        (role loopbacks, duck level 0.3) on that tree, without the module. Writes OUT/results.json; scripts/plot.py turns it into \
         BENCHMARKS.md and the plots.
 
         Examples:

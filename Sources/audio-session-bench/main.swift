@@ -4,7 +4,8 @@
 //
 // Systems: `module` and `baseline` (stock) run the system's PipeWire; `module-pw1.4` and
 // `baseline-pw1.4` the PipeWire tree given with --pw14-prefix (scripts/pipewire-tree.sh),
-// the module from --pw14-module-dir (built against that tree's headers).
+// the module from --pw14-module-dir (built against that tree's headers); `peer-pw1.4` is
+// WirePlumber 0.5's own role-based policy on that tree.
 //
 // Usage: audio-session-bench --help (BenchOptions.swift).
 // Writes DIR/results.json (default bench-out/). scripts/bench.sh runs it, then
@@ -31,7 +32,7 @@ let faultRounds = options.pick(options.faultRounds, 5, 2)
 let faultClients = options.pick(options.faultClients, 200, 50)
 let pw14Prefix = options.pw14Prefix ?? ProcessInfo.processInfo.environment["AUDIO_SESSION_PIPEWIRE_PREFIX"]
 let pw14ModuleDir = options.pw14ModuleDir
-let systems = (options.systems ?? (pw14Prefix == nil ? "module,baseline" : "module,baseline,module-pw1.4,baseline-pw1.4"))
+let systems = (options.systems ?? (pw14Prefix == nil ? "module,baseline" : "module,baseline,module-pw1.4,baseline-pw1.4,peer-pw1.4"))
     .split(separator: ",").map(String.init)
 let hlTrials = options.pick(options.hlTrials, 100, 5)
 let hlSettle = options.pick(options.hlSettle, 0.1, 0.1)
@@ -135,6 +136,13 @@ final class Runner: @unchecked Sendable {
         if onTree {
             description = module ? "PipeWire 1.4 + WirePlumber 0.5 + libpipewire-module-audio-session" :
                 "stock PipeWire 1.4 + WirePlumber 0.5 (sandbox --no-module)"
+            if system.hasPrefix("peer") {
+                // WirePlumber 0.5's own role-based policy as its documentation shows it: a
+                // loopback sink per media role, WirePlumber's duck level 0.3, no module.
+                description = "PipeWire 1.4 + WirePlumber 0.5 with its role-based policy (role loopbacks, duck level 0.3), no module"
+                options.roleLoopbacks = true
+                options.roleDuckLevel = 0.3
+            }
             if let prefix = pw14Prefix {
                 do { options.pipewire = try PipeWireInstall(prefix: prefix) } catch { setupError = "\(error)" }
             } else {
