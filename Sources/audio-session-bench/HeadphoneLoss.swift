@@ -175,7 +175,7 @@ enum HeadphoneLoss {
         try sandbox.waitUntil(timeout: 10, poll: 0.01, "the orphaned stream to be linked to the speaker") {
             let d = try sandbox.dump()
             guard let speaker = Graph.nodeID(d, named: "speaker") else { return false }
-            return Graph.links(d).contains { $0.output == node && $0.input == speaker }
+            return reachedNodes(d, from: node, activeOnly: false).contains(speaker)
         }
         try tape.waitForMore(seconds: windowAfterRelink)
         let endMark = tape.mark

@@ -158,8 +158,40 @@ extension Graph {
     }
 }
 
+/// Where a stream's audio goes: the nodes it is linked to, with a loopback (a sink that
+/// shares its `node.link-group` with a stream, as WirePlumber 0.5's role loopbacks do)
+/// replaced by where that stream goes, up to four loopbacks deep.
+func reachedNodes(_ d: [[String: Any]], from node: Int, activeOnly: Bool) -> Set<Int> {
+    let nodes = Sandbox.objects(d, type: "PipeWire:Interface:Node")
+    func group(_ id: Int) -> String? {
+        nodes.first { $0["id"] as? Int == id }.flatMap { Sandbox.props($0)["node.link-group"] as? String }
+    }
+    func relay(of sink: Int) -> Int? {
+        guard let g = group(sink) else { return nil }
+        return nodes.first {
+            $0["id"] as? Int != sink && Sandbox.props($0)["node.link-group"] as? String == g &&
+                Sandbox.props($0)["media.class"] as? String == "Stream/Output/Audio"
+        }?["id"] as? Int
+    }
+    let links = Graph.links(d)
+    var out: Set<Int> = []
+    var frontier = [node]
+    for _ in 0..<5 {
+        var next: [Int] = []
+        for n in frontier {
+            for l in links where l.output == n && (!activeOnly || l.state == "active") {
+                if let r = relay(of: l.input) { next.append(r) } else { out.insert(l.input) }
+            }
+        }
+        if next.isEmpty { break }
+        frontier = next
+    }
+    return out
+}
+
 extension Sandbox {
-    /// Starts `argv` and waits until its playback stream runs and is linked (active) to `sink`.
+    /// Starts `argv` and waits until its playback stream runs and is linked (active) to `sink`,
+    /// directly or through a loopback.
     func startPlayer(_ argv: [String], environment: [String: String] = [:], on sink: String,
                      timeout: TimeInterval = 10) throws -> (process: ChildProcess, node: Int, props: [String: Any]) {
         let p = try spawn(argv, environment: environment)
@@ -173,9 +205,9 @@ extension Sandbox {
                       Sandbox.state(n) == "running", let sinkID = Graph.nodeID(d, named: sink) else { return false }
                 node = id
                 props = Sandbox.props(n)
-                // Linked to `sink` and to nothing else (WirePlumber may link a new stream elsewhere first).
-                let out = Graph.links(d).filter { $0.output == id }
-                return out.contains { $0.input == sinkID && $0.state == "active" } && out.allSatisfy { $0.input == sinkID }
+                // Reaching `sink` and nothing else (WirePlumber may link a new stream elsewhere first).
+                return reachedNodes(d, from: id, activeOnly: true) == [sinkID] &&
+                    reachedNodes(d, from: id, activeOnly: false) == [sinkID]
             }
         } catch {
             p.terminate(signal: SIGKILL, timeout: 2)
