@@ -78,11 +78,59 @@ public final class ModuleCore {
         switch event {
         case .clientAdded(let client, let props), .clientChanged(let client, let props):
             applyControl(from: client, props)
+            applyPlayerReports(from: client, props)
         case .clientRemoved(let client):
             controlRequests[client] = nil
+            if playerReports.removeValue(forKey: client) != nil { publishPlayers() }
+        case .streamRemoved(let node):
+            if publishedPlayers[node] != nil { publishPlayers() }
         default:
             break
         }
+    }
+
+    /// The MPRIS bridge's reports (`PlayerReports`), by client: only trusted ones are kept.
+    var playerReports: [ClientID: PlayerReports] = [:]
+    /// `audio-session.mpris` as published, by stream.
+    public private(set) var publishedPlayers: [NodeID: String] = [:]
+    /// The user the daemon runs as: bridge reports are accepted from this user only.
+    public var daemonUserID: UInt32? = PlayerReports.currentUserID()
+
+    /// The MPRIS bridge reports the players it governs and the streams whose player has
+    /// paused itself (docs/mpris.md). A newly released stream is let go by the policy.
+    func applyPlayerReports(from client: ClientID, _ props: Properties) {
+        guard PlayerReports.present(in: props) || playerReports[client] != nil else { return }
+        guard PlayerReports.isTrusted(props, daemonUserID: daemonUserID) else {
+            if playerReports.removeValue(forKey: client) != nil { publishPlayers() }
+            effects.log(.warn, "\(client) may not report MPRIS players: only a client of the daemon's user that is not sandboxed may")
+            return
+        }
+        let reports = PlayerReports(props)
+        let before = playerReports[client]?.released ?? []
+        playerReports[client] = reports
+        for node in reports.released.subtracting(before).sorted() {
+            effects.log(.info, "\(client): the player of \(node) has paused itself; the policy lets go of its pause")
+            for effect in policy.handle(.streamReleasedToProgram(node)) { run(effect) }
+        }
+        publishPlayers()
+    }
+
+    /// Brings `audio-session.mpris` in line with the reports, for streams that exist.
+    func publishPlayers() {
+        var wanted: [NodeID: String] = [:]
+        for client in playerReports.keys.sorted() {
+            for (node, player) in playerReports[client]?.governed ?? [:] where policy.hasStream(node) {
+                wanted[node] = player
+            }
+        }
+        for node in publishedPlayers.keys.sorted() where wanted[node] == nil {
+            effects.publish(node.raw, MetadataFormat.mprisKey, MetadataFormat.jsonType, nil)
+        }
+        for node in wanted.keys.sorted() where publishedPlayers[node] != wanted[node] {
+            guard let player = wanted[node] else { continue }
+            effects.publish(node.raw, MetadataFormat.mprisKey, MetadataFormat.jsonType, MetadataFormat.mpris(player: player).description)
+        }
+        publishedPlayers = wanted
     }
 
     /// Silent mode and screen lock arrive as a permitted client's own properties

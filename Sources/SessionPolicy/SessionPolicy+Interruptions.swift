@@ -52,7 +52,9 @@ extension SessionPolicy {
             notify(v, .interruptionEnded(shouldResume: shouldResume))
             // R15: the policy resumes legacy streams itself, and wrapped programs
             // (declaration on the stream only, no client library to resume them).
-            if shouldResume && (t.isLegacy || isWrapped(v)) {
+            // A stream released to its program (streamReleasedToProgram) is resumed by
+            // that program: the session activates when it starts.
+            if shouldResume && (t.isLegacy || isWrapped(v)) && holdsPausedStream(v) {
                 activate(v, explicit: false)
             }
         }
@@ -63,6 +65,11 @@ extension SessionPolicy {
     func isWrapped(_ s: SessionID) -> Bool {
         guard case .client(let c) = s, let props = clients[c]?.properties else { return false }
         return !hasSessionKey(props)
+    }
+
+    /// Whether the policy holds one of the session's streams paused.
+    func holdsPausedStream(_ s: SessionID) -> Bool {
+        streamsOf(s).contains { streams[$0]?.pausedByPolicy == true }
     }
 
     /// Pauses every running stream of the session that the policy has not paused yet.
