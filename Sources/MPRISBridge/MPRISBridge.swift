@@ -67,7 +67,14 @@ public final class MPRISBridge: @unchecked Sendable {
         case .routeChange(.oldDeviceUnavailable, _, _):
             streamPaused(stream, cause: .routeLoss)
         case .interruptionEnded(let shouldResume):
-            perform(governor.interruptionEnded(stream, shouldResume: shouldResume))
+            guard let g = governor.governed[stream] else { return }
+            let actions = governor.interruptionEnded(stream, shouldResume: shouldResume)
+            if !actions.contains(.play(player: g.player)) {
+                log(shouldResume
+                    ? "not resuming \(g.player): it was played or paused during the interruption"
+                    : "not resuming \(g.player): the interruption ended without shouldResume")
+            }
+            perform(actions)
         default:
             break
         }
