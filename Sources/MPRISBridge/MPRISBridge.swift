@@ -173,7 +173,9 @@ public final class MPRISBridge: @unchecked Sendable {
             guard let self else { return }
             self.queue.async {
                 switch line {
-                case .status(let s): self.perform(self.governor.statusChanged(player: player, s))
+                case .status(let s):
+                    self.log("\(player) reports \(s.rawValue)")
+                    self.perform(self.governor.statusChanged(player: player, s))
                 case .ownerGone:
                     self.log("\(player) left the bus")
                     self.perform(self.governor.playerGone(player))
