@@ -3,7 +3,8 @@
 # as root; otherwise says exactly what is missing and how to install it.
 set -eu
 packages="pipewire pipewire-bin wireplumber pipewire-pulse pipewire-alsa pulseaudio-utils alsa-utils
-libpipewire-0.3-dev libspa-0.2-dev meson ninja-build pkg-config gcc libc6-dev dbus sox procps jq coreutils"
+libpipewire-0.3-dev libspa-0.2-dev meson ninja-build pkg-config gcc libc6-dev dbus sox procps jq coreutils
+libglib2.0-bin mpv mpv-mpris playerctl"
 missing=""
 for p in $packages; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
