@@ -31,7 +31,7 @@ extension Integration {
         }
 
         /// A sandbox with the bridge running and mpv playing a minute of tone on the headphones.
-        static func start(recordOn sink: String?) throws -> Setup {
+        static func start(recordOn sink: String?, audioOutput: String = "pulse") throws -> Setup {
             let sandbox = try Sandbox.start(SandboxOptions())
             do {
                 let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
@@ -45,7 +45,7 @@ extension Integration {
                 }
                 let recorder = try sink.map { try Recorder(sandbox: sandbox, sink: $0) }
                 let (player, node) = try sandbox.startPlayer(
-                    ["mpv", "--no-config", "--script=\(try mprisPlugin())", "--no-video", "--ao=pulse",
+                    ["mpv", "--no-config", "--script=\(try mprisPlugin())", "--no-video", "--ao=\(audioOutput)",
                      "--loop=inf", "--no-terminal", music], on: "headphones", timeout: 30)
                 try sandbox.waitUntil(timeout: 15, "mpv to be on the session bus, playing") { try status(sandbox) == "Playing" }
                 return Setup(sandbox: sandbox, player: player, node: node, bridge: bridge, recorder: recorder)
@@ -90,8 +90,11 @@ extension Integration {
             bridge.logTail(lines: 200).contains(text)
         }
 
-        @Test func r15ACallPausesTheMPRISPlayerItselfAndItPlaysAgainAfterTheCall() throws {
-            let s = try Self.start(recordOn: "headphones")
+        /// Through pipewire-pulse (the player is found by the pid libpulse reported) and
+        /// natively (by the client's `pipewire.sec.pid`).
+        @Test(.serialized, arguments: ["pulse", "pipewire"])
+        func r15ACallPausesTheMPRISPlayerItselfAndItPlaysAgainAfterTheCall(audioOutput: String) throws {
+            let s = try Self.start(recordOn: "headphones", audioOutput: audioOutput)
             defer { s.sandbox.stop() }
             defer { s.player.terminate(signal: SIGKILL, timeout: 2) }
             let call = try tone(in: s.sandbox, seconds: 4, frequency: 660, name: "call.wav")
@@ -196,6 +199,26 @@ extension Integration {
             try s.sandbox.waitUntil(timeout: 15, "the stream to run after the user's play") {
                 try Self.status(s.sandbox) == "Playing" && Self.nodeRunning(s.sandbox, s.node)
             }
+        }
+
+        /// A player without MPRIS keeps the graph pause and the policy's own resume (R15).
+        @Test func r15AStreamWithoutAnMPRISPlayerIsPausedAndResumedInTheGraph() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let call = try tone(in: sandbox, seconds: 2, frequency: 660, name: "call.wav")
+            let bridge = try sandbox.spawn([try Support.pwSessionPath(), "mpris-bridge", "--verbose"])
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            let caller = try sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", call])
+            try sandbox.waitUntil(timeout: 15, "the bridge to find no player for the music") {
+                Self.bridgeSaid(bridge, "stream \(node): no MPRIS player owns it")
+            }
+            try sandbox.waitUntil(timeout: 15, "the call to end") { !caller.isRunning }
+            try sandbox.waitUntil(timeout: 10, "the music to run again") {
+                try Self.nodeRunning(sandbox, node) && sandbox.sessionState(ofStream: node)?["interrupted"] as? Bool == false
+            }
+            #expect(try Self.governingPlayer(sandbox, node) == nil)
         }
     }
 }
