@@ -49,18 +49,10 @@ public final class GDBus: @unchecked Sendable {
 
     /// Runs `gdbus call`; its standard output, or nil when it failed.
     func call(dest: String, path: String, method: String, args: [String] = []) -> String? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [executable, "call", "--session", "--timeout", String(timeout), "--dest", dest,
-                       "--object-path", path, "--method", method] + args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        do { try p.run() } catch { return nil }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { return nil }
+        guard let p = Spawned.start([executable, "call", "--session", "--timeout", String(timeout), "--dest", dest,
+                                     "--object-path", path, "--method", method] + args) else { return nil }
+        let data = p.output.readDataToEndOfFile()
+        guard p.wait() == 0 else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -105,11 +97,13 @@ public final class GDBus: @unchecked Sendable {
 
     /// A running `gdbus monitor` on one player.
     public final class Watch: @unchecked Sendable {
-        let process: Process
-        init(process: Process) { self.process = process }
-        public func stop() {
-            if process.isRunning { process.terminate() }
-        }
+        let process: Spawned
+        private let lock = NSLock()
+        private var ended = false
+        init(process: Spawned) { self.process = process }
+        func markEnded() { lock.lock(); ended = true; lock.unlock() }
+        var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return !ended }
+        public func stop() { if isRunning { process.terminate() } }
     }
 
     /// Starts `gdbus monitor` on the player's object; `onLine` gets each parsed line and
@@ -117,24 +111,17 @@ public final class GDBus: @unchecked Sendable {
     /// a background thread.
     public func watch(_ name: String, onLine: @escaping @Sendable (MonitorLine) -> Void,
                       onExit: @escaping @Sendable () -> Void) -> Watch? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [executable, "monitor", "--session", "--dest", name, "--object-path", Self.objectPath]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        do { try p.run() } catch { return nil }
-        let reader = out.fileHandleForReading
+        guard let p = Spawned.start([executable, "monitor", "--session", "--dest", name, "--object-path", Self.objectPath])
+        else { return nil }
+        let watch = Watch(process: p)
         // gdbus prints its first line once it has subscribed: wait for it (bounded), so
         // a signal that follows this call is not missed.
         let listening = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             var first = true
-            defer { if first { listening.signal() } }
             var buffer = Data()
             while true {
-                let chunk = reader.availableData
+                let chunk = p.output.availableData
                 if chunk.isEmpty { break }
                 buffer.append(chunk)
                 while let nl = buffer.firstIndex(of: 0x0A) {
@@ -147,10 +134,12 @@ public final class GDBus: @unchecked Sendable {
                     onLine(Self.parseMonitorLine(line))
                 }
             }
-            p.waitUntilExit()
+            if first { listening.signal() }
+            _ = p.wait()
+            watch.markEnded()
             onExit()
         }
         _ = listening.wait(timeout: .now() + .seconds(timeout))
-        return Watch(process: p)
+        return watch
     }
 }

@@ -125,15 +125,9 @@ public final class MPRISBridge: @unchecked Sendable {
     /// `application.process.id` of the node's full properties (the registry does not carry
     /// it), read with `pw-dump`.
     func applicationProcessID(ofNode id: UInt32) -> Int32? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["pw-dump", String(id)]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return nil }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        guard let p = Spawned.start(["pw-dump", String(id)]) else { return nil }
+        let data = p.output.readDataToEndOfFile()
+        _ = p.wait()
         guard let objects = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return nil }
         for o in objects where (o["id"] as? Int).map({ $0 == Int(id) }) ?? false {
             let props = (o["info"] as? [String: Any])?["props"] as? [String: Any]
@@ -186,7 +180,7 @@ public final class MPRISBridge: @unchecked Sendable {
             guard let self else { return }
             self.queue.async {
                 // The monitor ended: stopped by us, or the session bus went away.
-                guard let w = self.watches[player], !w.process.isRunning else { return }
+                guard let w = self.watches[player], !w.isRunning else { return }
                 self.watches[player] = nil
                 self.perform(self.governor.playerGone(player))
             }
