@@ -42,10 +42,13 @@ let package = Package(
 
         // The AVAudioSession-like client library for applications.
         .target(name: "AudioSession", dependencies: ["CPipeWireShim", "SessionPolicy"]),
+        // pw-session mpris-bridge: MPRIS players paused and resumed with the policy's pauses.
+        .target(name: "MPRISBridge", dependencies: ["AudioSession"]),
         .executableTarget(
             name: "pw-session",
             dependencies: [
                 "AudioSession",
+                "MPRISBridge",
                 "SessionPolicy",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -73,7 +76,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy"]),
-        .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy"]),
+        .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy", "MPRISBridge"]),
         .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "SessionPolicy", "AudioSession"]),
     ]
 )

@@ -97,8 +97,13 @@ extension AudioSession {
             property(subject: subject, key: key, value: value)
         case .nodeAdded(let id, let props):
             state.withLock { $0.nodes[id] = props }
+        case .clientAdded(let id, let props):
+            state.withLock { $0.clients[id] = props }
         case .globalRemoved(let id):
-            state.withLock { _ = $0.nodes.removeValue(forKey: id) }
+            state.withLock { s in
+                s.nodes.removeValue(forKey: id)
+                s.clients.removeValue(forKey: id)
+            }
         }
     }
 
@@ -128,7 +133,7 @@ extension AudioSession {
 
     private func property(subject: UInt32, key: String?, value: String?) {
         guard let key else {
-            state.withLock { s in s.sessions.removeAll(); s.session = nil; s.global = nil }
+            state.withLock { s in s.sessions.removeAll(); s.session = nil; s.global = nil; s.players.removeAll() }
             return
         }
         switch key {
@@ -141,6 +146,9 @@ extension AudioSession {
         case PolicyMetadata.globalKey:
             let decoded = value.flatMap { PolicyMetadata.decode(GlobalState.self, from: $0) }
             state.withLock { $0.global = decoded }
+        case PolicyMetadata.mprisKey:
+            let player = value.flatMap { PolicyMetadata.decode(MPRISGovernance.self, from: $0) }?.player
+            state.withLock { $0.players[subject] = player }
         case PolicyMetadata.eventKey:
             guard let value, let e = PolicyEvent.decode(value) else { return }
             policyEvent(e)

@@ -41,6 +41,10 @@ struct SessionClientState: ~Copyable {
     var global: GlobalState?
     var sessions: [UInt32: SessionState] = [:]
     var nodes: [UInt32: [String: String]] = [:]
+    /// Client globals by id, with their registry properties.
+    var clients: [UInt32: [String: String]] = [:]
+    /// `audio-session.mpris`: stream node id -> the MPRIS player governing it.
+    var players: [UInt32: String] = [:]
     var lastSequence: Int64 = -1
 
     var waiters: [ActivationWaiter] = []

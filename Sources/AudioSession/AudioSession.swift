@@ -289,13 +289,27 @@ public final class AudioSession: Sendable {
         connection?.updateClientProperties(p)
     }
 
+    /// The MPRIS bridge's reports (`pw-session mpris-bridge`, docs/mpris.md), as this
+    /// connection's `audio.session.control.mpris` (stream -> player it governs) and
+    /// `audio.session.control.mpris-released` (streams whose player paused itself after
+    /// the bridge paused it). The policy accepts them from a client of its own user
+    /// that is not sandboxed.
+    public func reportMPRISPlayers(governed: [UInt32: String], released: Set<UInt32>) {
+        let p = state.withLock { s -> [String: String] in
+            s.control["audio.session.control.mpris"] = governed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            s.control["audio.session.control.mpris-released"] = released.sorted().map(String.init).joined(separator: " ")
+            return s.clientProperties()
+        }
+        connection?.updateClientProperties(p)
+    }
+
     // MARK: Policy observation (pw-session status|monitor)
 
     /// Everything the policy publishes, as last seen.
     public var policySnapshot: PolicySnapshot {
         state.withLock { s in
             PolicySnapshot(global: s.global, sessions: s.sessions.values.sorted { $0.session.id < $1.session.id },
-                           nodes: s.nodes)
+                           nodes: s.nodes, clients: s.clients, players: s.players)
         }
     }
 
@@ -319,4 +333,8 @@ public struct PolicySnapshot: Sendable {
     public var sessions: [SessionState]
     /// Node globals by id, with their registry properties.
     public var nodes: [UInt32: [String: String]]
+    /// Client globals by id, with their registry properties (`pipewire.sec.pid` …).
+    public var clients: [UInt32: [String: String]] = [:]
+    /// Legacy streams governed through MPRIS (`audio-session.mpris`): node id -> bus name.
+    public var players: [UInt32: String] = [:]
 }

@@ -9,6 +9,8 @@ public enum PolicyMetadata {
     public static let eventKey = "audio-session.event"
     public static let globalKey = "audio-session.global"
     public static let sessionKey = "audio-session.session"
+    /// Subject = a legacy stream's node id: the MPRIS player the bridge governs it through.
+    public static let mprisKey = "audio-session.mpris"
 
     static let decoder = JSONDecoder()
 
@@ -139,4 +141,10 @@ public struct PolicyEvent: Sendable, Equatable {
         var warning: String?
         var error: RawError?
     }
+}
+
+/// `audio-session.mpris` (docs/metadata.md): the MPRIS player a legacy stream is governed through.
+public struct MPRISGovernance: Codable, Sendable, Equatable {
+    /// The player's bus name, e.g. `org.mpris.MediaPlayer2.mpv`.
+    public var player: String
 }

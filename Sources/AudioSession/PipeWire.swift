@@ -31,6 +31,8 @@ enum PipeWireEvent: Sendable {
     case property(metadata: String, subject: UInt32, key: String?, value: String?)
     /// A node global (streams, sinks, sources) with its registry properties.
     case nodeAdded(id: UInt32, properties: [String: String])
+    /// A client global (one connection) with its registry properties (`pipewire.sec.pid` …).
+    case clientAdded(id: UInt32, properties: [String: String])
     case globalRemoved(id: UInt32)
 }
 
@@ -416,6 +418,8 @@ private let onGlobal: aspw_global_fn = { data, id, _, type, version, props in
         }
     } else if t == "PipeWire:Interface:Node" {
         b.handler(.nodeAdded(id: id, properties: PipeWireConnection.dictionary(props)))
+    } else if t == "PipeWire:Interface:Client" {
+        b.handler(.clientAdded(id: id, properties: PipeWireConnection.dictionary(props)))
     }
 }
 

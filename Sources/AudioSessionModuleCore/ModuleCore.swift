@@ -61,8 +61,8 @@ public final class ModuleCore {
     /// runs when its loop has handled the messages at hand. Any other event decides
     /// the held changes first, so the policy sees the graph in order, and is itself
     /// decided at once: a pause that keeps audio from leaking never waits.
-    public func handle(_ event: Event) {
-        let event = vetted(event)
+    public func handle(_ received: Event) {
+        let event = vetted(received)
         if effects.defersPropertyChanges, let object = Self.coalescing(event) {
             if pendingChanges.isEmpty { effects.scheduleFlush() }
             pendingOrder &+= 1
@@ -71,6 +71,11 @@ public final class ModuleCore {
         }
         flush()
         decide(event)
+        // The MPRIS bridge's reports are read from what the client brought, not from the
+        // bounded declaration (they are no declaration).
+        if case .clientAdded(let client, let props) = received {
+            applyPlayerReports(from: client, PlayerReports.keys(of: props))
+        }
     }
 
     /// Decides the held property changes, in the order of their last change.
@@ -93,6 +98,7 @@ public final class ModuleCore {
     /// switch requests, accepted declarations, refusals): 0 once every object is gone.
     public var recordCount: Int {
         identities.count + controlRequests.count + acceptedDeclarations.count + refusals.count + pendingChanges.count
+            + playerReports.count
     }
 
     /// How many property changes wait for `flush()`.
@@ -119,6 +125,9 @@ public final class ModuleCore {
         case .clientRemoved(let client):
             controlRequests[client] = nil
             identities[client] = nil
+            if playerReports.removeValue(forKey: client) != nil { publishPlayers() }
+        case .streamRemoved(let node):
+            if publishedPlayers[node] != nil { publishPlayers() }
         default:
             break
         }
@@ -197,13 +206,61 @@ public final class ModuleCore {
     /// Held property changes are decided first only when a switch request changes, so a
     /// burst of declaration rewrites is still decided once.
     public func ownPropertiesWritten(_ client: ClientID, _ props: Properties) {
+        if PlayerReports.present(in: props) || playerReports[client] != nil {
+            flush()
+            applyPlayerReports(from: client, props)
+        }
         let asked = controlRequests[client] ?? [:]
         guard Control.requests(in: props).contains(where: { asked[$0.switch] != $0.on }) else { return }
         flush()
         applyControl(from: client, props)
     }
 
-    /// Silent mode and screen lock arrive in a permitted client's own property updates
+    /// The MPRIS bridge's reports (`PlayerReports`), by client: only trusted ones are kept.
+    var playerReports: [ClientID: PlayerReports] = [:]
+    /// `audio-session.mpris` as published, by stream.
+    public private(set) var publishedPlayers: [NodeID: String] = [:]
+    /// The user the daemon runs as: bridge reports are accepted from this user only.
+    public var daemonUserID: UInt32? = PlayerReports.currentUserID()
+
+    /// The MPRIS bridge reports the players it governs and the streams whose player has
+    /// paused itself (docs/mpris.md). A newly released stream is let go by the policy.
+    func applyPlayerReports(from client: ClientID, _ props: Properties) {
+        guard PlayerReports.present(in: props) || playerReports[client] != nil else { return }
+        guard PlayerReports.isTrusted(identities[client], daemonUserID: daemonUserID) else {
+            if playerReports.removeValue(forKey: client) != nil { publishPlayers() }
+            effects.log(.warn, "\(client) may not report MPRIS players: only a client of the daemon's user that is not sandboxed may")
+            return
+        }
+        let reports = PlayerReports(props)
+        let before = playerReports[client]?.released ?? []
+        playerReports[client] = reports
+        for node in reports.released.subtracting(before).sorted() {
+            effects.log(.info, "\(client): the player of \(node) has paused itself; the policy lets go of its pause")
+            for effect in policy.handle(.streamReleasedToProgram(node)) { run(effect) }
+        }
+        publishPlayers()
+    }
+
+    /// Brings `audio-session.mpris` in line with the reports, for streams that exist.
+    func publishPlayers() {
+        var wanted: [NodeID: String] = [:]
+        for client in playerReports.keys.sorted() {
+            for (node, player) in playerReports[client]?.governed ?? [:] where policy.hasStream(node) {
+                wanted[node] = player
+            }
+        }
+        for node in publishedPlayers.keys.sorted() where wanted[node] == nil {
+            effects.publish(node.raw, MetadataFormat.mprisKey, MetadataFormat.jsonType, nil)
+        }
+        for node in wanted.keys.sorted() where publishedPlayers[node] != wanted[node] {
+            guard let player = wanted[node] else { continue }
+            effects.publish(node.raw, MetadataFormat.mprisKey, MetadataFormat.jsonType, MetadataFormat.mpris(player: player).description)
+        }
+        publishedPlayers = wanted
+    }
+
+    /// Silent mode and screen lock arrive as a permitted client's own properties
     /// (`pw-session silent on` sets `audio.session.control.silent-mode = true`
     /// with pw_core_update_properties). A request is applied when the client
     /// changes it; the switch stays as set after the client leaves.

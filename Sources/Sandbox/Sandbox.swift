@@ -168,17 +168,9 @@ public final class Sandbox: @unchecked Sendable {
     private func say(_ s: String) { options.progress?(s) }
 
     private func bringUp() throws {
-        let timeout = options.startupTimeout
-        let run = directory + "/runtime"
-
         // 1. Session D-Bus (WirePlumber 0.4.13 exits without one).
         say("starting dbus-daemon… ")
-        let dbus = try startDaemon("dbus-daemon", ["dbus-daemon", "--session", "--nofork",
-                                                    "--address=unix:path=\(run)/bus", "--print-address=1"])
-        try waitForDaemon(dbus, what: "the session D-Bus", timeout: timeout) {
-            FileManager.default.fileExists(atPath: run + "/bus") &&
-                ((try? String(contentsOfFile: dbus.stdoutPath!, encoding: .utf8)) ?? "").contains("unix:")
-        }
+        try startSessionBus()
         say("ok\n")
 
         try startPipeWireAndSessionManager(devices: options.devices)
@@ -262,6 +254,32 @@ public final class Sandbox: @unchecked Sendable {
         lock.unlock()
         for d in old.reversed() { d.terminate(signal: signal, timeout: 5) }
         try startPipeWireAndSessionManager(devices: current)
+    }
+
+    /// Stops the session D-Bus and starts a new one at the same address: what a desktop
+    /// session's bus restart looks like to the programs in it. Every connection to the old
+    /// bus is gone; PipeWire and WirePlumber keep running.
+    public func restartSessionBus() throws {
+        lock.lock()
+        let old = daemons.filter { $0.name == "dbus-daemon" }
+        daemons.removeAll { $0.name == "dbus-daemon" }
+        lock.unlock()
+        for d in old { d.terminate(signal: SIGTERM, timeout: 5) }
+        try? FileManager.default.removeItem(atPath: directory + "/runtime/bus")
+        try? FileManager.default.removeItem(atPath: directory + "/logs/dbus-daemon.address")
+        try startSessionBus()
+    }
+
+    /// Starts dbus-daemon on `runtime/bus` and waits until it has printed its address.
+    private func startSessionBus() throws {
+        let bus = directory + "/runtime/bus"
+        let dbus = try startDaemon("dbus-daemon", ["dbus-daemon", "--session", "--nofork",
+                                                    "--address=unix:path=\(bus)", "--print-address=1"])
+        let addressFile = directory + "/logs/dbus-daemon.address"
+        try waitForDaemon(dbus, what: "the session D-Bus", timeout: options.startupTimeout) {
+            FileManager.default.fileExists(atPath: bus) &&
+                ((try? String(contentsOfFile: addressFile, encoding: .utf8)) ?? "").contains("unix:")
+        }
     }
 
     private func startDaemon(_ name: String, _ argv: [String]) throws -> ChildProcess {

@@ -17,6 +17,10 @@ public enum Event: Sendable, Equatable {
     case streamRunning(NodeID, Bool)
     /// The owner re-activated a node the policy had paused (R16).
     case streamActivationRequested(NodeID)
+    /// The stream's program has paused itself after the policy paused the stream (an
+    /// MPRIS player whose PlaybackStatus became Paused, reported by the MPRIS bridge):
+    /// the policy lets go of its pause; the program's own start is a new activation (R16).
+    case streamReleasedToProgram(NodeID)
     case streamRemoved(NodeID)
     /// A sink or source appeared, with its node and device properties merged.
     case endpointAdded(NodeID, kind: EndpointKind, Properties)

@@ -53,7 +53,9 @@ extension SessionPolicy {
             // R15: the policy resumes every session that has no client library to
             // resume it: legacy streams and wrapped programs, whether their declaration
             // came on the stream (PIPEWIRE_PROPS) or on the client as well (PULSE_PROP).
-            if shouldResume && (t.isLegacy || !usesClientLibrary(v)) {
+            // A stream released to its program (streamReleasedToProgram) is resumed by
+            // that program: the session activates when it starts.
+            if shouldResume && (t.isLegacy || !usesClientLibrary(v)) && holdsPausedStream(v) {
                 activate(v, explicit: false)
             }
         }
@@ -66,6 +68,11 @@ extension SessionPolicy {
     func usesClientLibrary(_ s: SessionID) -> Bool {
         guard case .client(let c) = s else { return false }
         return clients[c]?.properties[DeclarationKey.library] != nil
+    }
+
+    /// Whether the policy holds one of the session's streams paused.
+    func holdsPausedStream(_ s: SessionID) -> Bool {
+        streamsOf(s).contains { streams[$0]?.pausedByPolicy == true }
     }
 
     /// Pauses every running stream of the session that the policy has not paused yet.

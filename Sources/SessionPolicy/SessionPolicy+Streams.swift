@@ -214,6 +214,21 @@ extension SessionPolicy {
         }
     }
 
+    /// The program paused itself while the policy held the stream paused (its MPRIS
+    /// player reports Paused). The node stays inactive: its owner deactivated it too,
+    /// so nothing is emitted and nothing can play. The policy no longer holds it: it
+    /// does not resume it (R15 is left to the program: the bridge's MPRIS Play), and
+    /// the program's own start is an activation that is arbitrated again (R16). The
+    /// interruption keeps `wasPlaying`: the pause was the policy's request, not the user's.
+    mutating func streamReleasedToProgram(_ n: NodeID) {
+        guard var st = streams[n], st.pausedByPolicy, let s = sessionOf(n) else { return }
+        st.pausedByPolicy = false
+        st.running = false
+        st.lostOutput = nil
+        streams[n] = st
+        touched.insert(s)
+    }
+
     mutating func streamRemoved(_ n: NodeID) {
         if relays[n] != nil {
             relayRemoved(n)

@@ -114,6 +114,7 @@ public struct SessionPolicy: Sendable {
         case .streamChanged(let n, let props): streamChanged(n, props)
         case .streamRunning(let n, let running): streamRunning(n, running)
         case .streamActivationRequested(let n): streamActivationRequested(n)
+        case .streamReleasedToProgram(let n): streamReleasedToProgram(n)
         case .streamRemoved(let n): streamRemoved(n)
         case .endpointAdded(let e, let kind, let props): endpointAdded(e, kind: kind, props)
         case .endpointChanged(let e, let props): endpointChanged(e, props)
@@ -146,6 +147,9 @@ public struct SessionPolicy: Sendable {
 
     /// The graph as the policy knows it, with the policy's own marks.
     /// `SessionPolicy(configuration:)` + `.snapshot(snapshot())` reaches the same state.
+    /// Whether the policy tracks this stream node.
+    public func hasStream(_ n: NodeID) -> Bool { streams[n] != nil }
+
     public func snapshot() -> GraphSnapshot {
         var policy = PolicyMarks()
         policy.sessions = marks

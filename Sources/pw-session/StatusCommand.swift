@@ -44,7 +44,7 @@ struct StatusCommand: ParsableCommand {
             let flags = [s.active ? "active" : "inactive", s.playing ? "playing" : nil,
                          s.interrupted ? "interrupted" + (s.interruptionReason.map { " (\($0))" } ?? "") : nil,
                          s.ducked ? "ducked \(s.duckGain)" : nil, s.silenced ? "silenced" : nil,
-                         s.legacy ? "legacy" : nil].compactMap { $0 }
+                         s.legacy ? "legacy" : nil, s.mpris.map { "via MPRIS \($0)" }].compactMap { $0 }
             let opts = s.options.isEmpty ? "" : " [\(s.options.joined(separator: ","))]"
             say("\(s.session.kind.rawValue) \(s.session.id)  \(s.application ?? "?")  \(s.category)/\(s.mode)\(opts)  \(flags.joined(separator: ", "))")
             for st in s.streamDetails {
@@ -83,6 +83,8 @@ struct StatusDocument: Encodable {
         var prefersNoInterruptionsFromSystemAlerts: Bool
         var prefersInterruptionOnRouteDisconnect: Bool
         var secondaryAudioShouldBeSilencedHint: Bool
+        /// The MPRIS player the bridge governs this legacy session through (docs/mpris.md).
+        var mpris: String?
     }
     var global: GlobalState?
     var sessions: [Session]
@@ -101,7 +103,8 @@ struct StatusDocument: Encodable {
                     route: s.route,
                     prefersNoInterruptionsFromSystemAlerts: s.prefersNoInterruptionsFromSystemAlerts ?? false,
                     prefersInterruptionOnRouteDisconnect: s.prefersInterruptionOnRouteDisconnect ?? false,
-                    secondaryAudioShouldBeSilencedHint: s.secondaryAudioShouldBeSilencedHint ?? false)
+                    secondaryAudioShouldBeSilencedHint: s.secondaryAudioShouldBeSilencedHint ?? false,
+                    mpris: s.streams.lazy.compactMap { snap.players[$0] }.first)
         }
     }
 }

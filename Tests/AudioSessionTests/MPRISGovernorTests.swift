@@ -1,0 +1,73 @@
+import MPRISBridge
+import Testing
+
+/// The MPRIS bridge's decisions (docs/mpris.md): given a state, when events, then actions.
+@Suite struct MPRISGovernorTests {
+    static let mpv = "org.mpris.MediaPlayer2.mpv"
+    typealias G = MPRISGovernor
+
+    @Test func r15AnInterruptedPlayerIsPausedReleasedOnceItReportsPausedAndPlayedAfterward() {
+        var g = G()
+        #expect(g.streamPaused(56, player: Self.mpv, status: .playing, cause: .interruption)
+                == [.pause(player: Self.mpv), .report(governed: [56: Self.mpv], released: [])])
+        #expect(g.statusChanged(player: Self.mpv, .paused) == [.report(governed: [56: Self.mpv], released: [56])])
+        // The same value again (the read after Pause racing the signal) is no news.
+        #expect(g.statusChanged(player: Self.mpv, .paused) == [])
+        #expect(g.interruptionEnded(56, shouldResume: true) == [.play(player: Self.mpv), .report(governed: [:], released: [])])
+        #expect(g.watchedPlayers.isEmpty)
+    }
+
+    @Test func r14NoPlayWithoutShouldResume() {
+        var g = G()
+        _ = g.streamPaused(56, player: Self.mpv, status: .playing, cause: .interruption)
+        _ = g.statusChanged(player: Self.mpv, .paused)
+        #expect(g.interruptionEnded(56, shouldResume: false) == [.report(governed: [:], released: [])])
+    }
+
+    @Test func r18TheUserPlayingOrPausingMeanwhileMeansNoPlay() {
+        var g = G()
+        _ = g.streamPaused(56, player: Self.mpv, status: .playing, cause: .interruption)
+        _ = g.statusChanged(player: Self.mpv, .paused)
+        // The user presses play: no longer released (the policy pauses it again in the graph) …
+        #expect(g.statusChanged(player: Self.mpv, .playing) == [.report(governed: [56: Self.mpv], released: [])])
+        // … then pause: released again.
+        #expect(g.statusChanged(player: Self.mpv, .paused) == [.report(governed: [56: Self.mpv], released: [56])])
+        #expect(g.interruptionEnded(56, shouldResume: true) == [.report(governed: [:], released: [])])
+    }
+
+    @Test func aPlayerThatWasNotPlayingIsLeftAlone() {
+        var g = G()
+        #expect(g.streamPaused(56, player: Self.mpv, status: .paused, cause: .interruption) == [])
+        #expect(g.interruptionEnded(56, shouldResume: true) == [])
+    }
+
+    @Test func r31AfterARouteLossThereIsNeverAPlay() {
+        var g = G()
+        _ = g.streamPaused(56, player: Self.mpv, status: .playing, cause: .routeLoss)
+        #expect(g.statusChanged(player: Self.mpv, .paused) == [.report(governed: [56: Self.mpv], released: [56])])
+        // A routeChange is not an interruption: an unrelated ended changes nothing.
+        #expect(g.interruptionEnded(56, shouldResume: true) == [])
+        // The user presses play: the bridge lets go.
+        #expect(g.statusChanged(player: Self.mpv, .playing) == [.report(governed: [:], released: [])])
+    }
+
+    @Test func aStreamOrPlayerThatGoesIsForgotten() {
+        var g = G()
+        _ = g.streamPaused(56, player: Self.mpv, status: .playing, cause: .interruption)
+        _ = g.streamPaused(57, player: "org.mpris.MediaPlayer2.vlc", status: .playing, cause: .interruption)
+        #expect(g.streamRemoved(56) == [.report(governed: [57: "org.mpris.MediaPlayer2.vlc"], released: [])])
+        #expect(g.playerGone("org.mpris.MediaPlayer2.vlc") == [.report(governed: [:], released: [])])
+        #expect(g.playerGone("org.mpris.MediaPlayer2.vlc") == [])
+        _ = g.streamPaused(58, player: Self.mpv, status: .playing, cause: .interruption)
+        #expect(g.reset() == [.report(governed: [:], released: [])])
+        #expect(g.reset() == [])
+    }
+
+    @Test func gdbusOutputIsParsed() {
+        #expect(GDBus.parseMonitorLine("/org/mpris/MediaPlayer2: org.freedesktop.DBus.Properties.PropertiesChanged ('org.mpris.MediaPlayer2.Player', {'PlaybackStatus': <'Paused'>}, @as [])")
+                == .status(.paused))
+        #expect(GDBus.parseMonitorLine("/org/mpris/MediaPlayer2: org.freedesktop.DBus.Properties.PropertiesChanged ('org.mpris.MediaPlayer2.Player', {'Metadata': <{'xesam:title': <'PlaybackStatus'>}>}, @as [])")
+                == .other)
+        #expect(GDBus.parseMonitorLine("The name org.mpris.MediaPlayer2.mpv does not have an owner") == .ownerGone)
+    }
+}

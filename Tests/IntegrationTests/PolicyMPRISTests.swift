@@ -1,0 +1,247 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    /// `pw-session mpris-bridge` with a real MPRIS player (mpv with mpv-mpris, through
+    /// pipewire-pulse) on the sandbox's private session bus: R15, R18 and R31 as the
+    /// player itself reports them (`playerctl status`), and what reached the outputs.
+    @Suite(.serialized)
+    struct PolicyMPRISTests {
+        /// Where Debian's mpv-mpris put the plugin (it is autoloaded from /etc/mpv/scripts;
+        /// mpv runs with --no-config here, so it is named explicitly): the package's own list.
+        static func mprisPlugin() throws -> String {
+            let listed = (try? String(contentsOfFile: "/var/lib/dpkg/info/mpv-mpris.list", encoding: .utf8)) ?? ""
+            let candidates = listed.split(separator: "\n").map(String.init).filter { $0.hasSuffix("/mpris.so") }
+                + ["/etc/mpv/scripts/mpris.so"]
+            guard let p = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+                throw TestFailure("the mpv MPRIS plugin is missing: install the Debian package mpv-mpris (make deps)")
+            }
+            return p
+        }
+
+        struct Setup {
+            var sandbox: Sandbox
+            var player: ChildProcess
+            var node: Int
+            var bridge: ChildProcess
+            var recorder: Recorder?
+        }
+
+        /// A sandbox with the bridge running and mpv playing a minute of tone on the headphones.
+        static func start(recordOn sink: String?, audioOutput: String = "pulse") throws -> Setup {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            do {
+                let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+                let bridge = try sandbox.spawn([try Support.pwSessionPath(), "mpris-bridge", "--verbose"])
+                // The bridge has connected and published its (empty) reports.
+                try sandbox.waitUntil(timeout: 15, "the MPRIS bridge to connect") {
+                    guard bridge.isRunning else { throw TestFailure("mpris-bridge exited: \(bridge.logTail())") }
+                    return Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                        Sandbox.props($0)["audio.session.control.mpris"] != nil
+                    }
+                }
+                let recorder = try sink.map { try Recorder(sandbox: sandbox, sink: $0) }
+                let (player, node) = try sandbox.startPlayer(
+                    ["mpv", "--no-config", "--script=\(try mprisPlugin())", "--no-video", "--ao=\(audioOutput)",
+                     "--loop=inf", "--no-terminal", music], on: "headphones", timeout: 30)
+                try sandbox.waitUntil(timeout: 15, "mpv to be on the session bus, playing") { try status(sandbox) == "Playing" }
+                return Setup(sandbox: sandbox, player: player, node: node, bridge: bridge, recorder: recorder)
+            } catch {
+                sandbox.stop()
+                throw error
+            }
+        }
+
+        /// `playerctl status` of mpv: "Playing", "Paused", or nil when it is not on the bus.
+        static func status(_ sandbox: Sandbox) throws -> String? {
+            let r = try sandbox.run(["playerctl", "--player=mpv", "status"], timeout: 10)
+            return r.status == 0 ? r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+        }
+
+        static func playerctl(_ sandbox: Sandbox, _ command: String) throws {
+            let r = try sandbox.run(["playerctl", "--player=mpv", command], timeout: 10)
+            if r.status != 0 { throw TestFailure("playerctl \(command) failed: \(r.stderr)") }
+        }
+
+        static func nodeRunning(_ sandbox: Sandbox, _ node: Int) throws -> Bool {
+            Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Node")
+                .first { $0["id"] as? Int == node }.flatMap(Sandbox.state) == "running"
+        }
+
+        /// The bridge's report: the streams whose player paused itself after its Pause.
+        static func released(_ sandbox: Sandbox) throws -> Set<Int> {
+            let client = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").first {
+                Sandbox.props($0)["audio.session.control.mpris"] != nil
+            }
+            let raw = client.map { "\(Sandbox.props($0)["audio.session.control.mpris-released"] ?? "")" } ?? ""
+            return Set(raw.split(separator: " ").compactMap { Int($0) })
+        }
+
+        /// `audio-session.mpris` on the stream's subject, as the module published it.
+        static func governingPlayer(_ sandbox: Sandbox, _ node: Int) throws -> String? {
+            try sandbox.sessionMetadata().first { $0.subject == node && $0.key == "audio-session.mpris" }
+                .flatMap { try? JSONSerialization.jsonObject(with: Data($0.value.utf8)) as? [String: Any] }?["player"] as? String
+        }
+
+        static func bridgeSaid(_ bridge: ChildProcess, _ text: String) -> Bool {
+            bridge.logTail(lines: 200).contains(text)
+        }
+
+        /// Through pipewire-pulse (the player is found by the pid libpulse reported) and
+        /// natively (by the client's `pipewire.sec.pid`).
+        @Test(.serialized, arguments: ["pulse", "pipewire"])
+        func r15ACallPausesTheMPRISPlayerItselfAndItPlaysAgainAfterTheCall(audioOutput: String) throws {
+            let s = try Self.start(recordOn: "headphones", audioOutput: audioOutput)
+            defer { s.sandbox.stop() }
+            defer { s.player.terminate(signal: SIGKILL, timeout: 2) }
+            let call = try tone(in: s.sandbox, seconds: 4, frequency: 660, name: "call.wav")
+            let caller = try s.sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", call])
+
+            try s.sandbox.waitUntil(timeout: 15, "mpv to report Paused") { try Self.status(s.sandbox) == "Paused" }
+            try s.sandbox.waitUntil(timeout: 10, "the policy to publish the MPRIS player of the stream") {
+                try Self.governingPlayer(s.sandbox, s.node) == "org.mpris.MediaPlayer2.mpv"
+            }
+            // pw-session status shows it too.
+            let st = try s.sandbox.run([try Support.pwSessionPath(), "status", "--json"])
+            let doc = try JSONSerialization.jsonObject(with: Data(st.stdout.utf8)) as? [String: Any]
+            let session = (doc?["sessions"] as? [[String: Any]])?.first { ($0["streams"] as? [Int])?.contains(s.node) == true }
+            #expect(session?["mpris"] as? String == "org.mpris.MediaPlayer2.mpv", "\(st.stdout)")
+
+            // While the call lasts, nothing of the music reaches the headphones.
+            let recorder = try #require(s.recorder)
+            try s.sandbox.waitForMoreRecording(recorder, seconds: 0.1)
+            let from = recorder.mark
+            try s.sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            let to = recorder.mark
+            if !caller.isRunning { Issue.record("the call ended inside the measured window") }
+
+            try s.sandbox.waitUntil(timeout: 15, "the call to end") { !caller.isRunning }
+            try s.sandbox.waitUntil(timeout: 15, "mpv to report Playing again") { try Self.status(s.sandbox) == "Playing" }
+            try s.sandbox.waitUntil(timeout: 10, "the music's stream to run again") {
+                try Self.nodeRunning(s.sandbox, s.node) && s.sandbox.sessionState(ofStream: s.node)?["playing"] as? Bool == true
+            }
+            let wav = try recorder.stop()
+            let leaked = PolicyInterruptionTests.nonZero(wav, from: from, to: to)
+            #expect(to > from)
+            #expect(leaked == 0, "non-zero samples on the headphones during the call: \(leaked)")
+            #expect(Self.bridgeSaid(s.bridge, "resumed org.mpris.MediaPlayer2.mpv"), "\(s.bridge.logTail())")
+        }
+
+        @Test func r18TheUserPausingThePlayerDuringTheCallIsNotResumed() throws {
+            let s = try Self.start(recordOn: nil)
+            defer { s.sandbox.stop() }
+            defer { s.player.terminate(signal: SIGKILL, timeout: 2) }
+            let call = try tone(in: s.sandbox, seconds: 60, frequency: 660, name: "call.wav")
+            let caller = try s.sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", call])
+            defer { caller.terminate(signal: SIGKILL, timeout: 2) }
+            try s.sandbox.waitUntil(timeout: 15, "mpv to report Paused") { try Self.status(s.sandbox) == "Paused" }
+            try s.sandbox.waitUntil(timeout: 10, "the bridge to release the graph pause") {
+                try Self.released(s.sandbox).contains(s.node)
+            }
+            // The user presses play (the call still holds the audio: R16 refuses, the
+            // stream stays paused in the graph), then pause.
+            try Self.playerctl(s.sandbox, "play")
+            // A person is slower than the player's PropertiesChanged signal: mpv-mpris may
+            // fold a play and a pause within a few milliseconds into one signal.
+            try s.sandbox.waitUntil(timeout: 10, "mpv to report Playing, and the bridge to hear it") {
+                try Self.status(s.sandbox) == "Playing" && Self.bridgeSaid(s.bridge, "org.mpris.MediaPlayer2.mpv reports Playing")
+            }
+            #expect(try !Self.nodeRunning(s.sandbox, s.node), "the call still holds the audio")
+            try Self.playerctl(s.sandbox, "pause")
+            try s.sandbox.waitUntil(timeout: 10, "mpv to report Paused") { try Self.status(s.sandbox) == "Paused" }
+            try s.sandbox.waitUntil(timeout: 10, "the bridge to release the graph pause again") {
+                try Self.released(s.sandbox).contains(s.node)
+            }
+            // The call ends with shouldResume (its stream goes; a transient Phone role notifies others).
+            _ = caller.terminate(signal: SIGTERM, timeout: 10)
+            try s.sandbox.waitUntil(timeout: 15, "the bridge to decide on the ended interruption") {
+                Self.bridgeSaid(s.bridge, "not resuming org.mpris.MediaPlayer2.mpv") || Self.bridgeSaid(s.bridge, "resumed org.mpris.MediaPlayer2.mpv")
+            }
+            #expect(Self.bridgeSaid(s.bridge, "not resuming org.mpris.MediaPlayer2.mpv: it was played or paused during the interruption"),
+                    "\(s.bridge.logTail())")
+            #expect(try Self.status(s.sandbox) == "Paused")
+            #expect(try !Self.nodeRunning(s.sandbox, s.node))
+            #expect(try s.sandbox.sessionState(ofStream: s.node)?["interrupted"] as? Bool == false)
+            #expect(!Self.bridgeSaid(s.bridge, "resumed org.mpris.MediaPlayer2.mpv"), "\(s.bridge.logTail())")
+        }
+
+        @Test func r31HeadphonesLostPauseTheMPRISPlayerItStaysPausedAndItsOwnPlayWorks() throws {
+            let s = try Self.start(recordOn: "speaker")
+            defer { s.sandbox.stop() }
+            defer { s.player.terminate(signal: SIGKILL, timeout: 2) }
+            let recorder = try #require(s.recorder)
+            try s.sandbox.removeDevice(named: "headphones")
+            try s.sandbox.waitUntil(timeout: 15, "mpv to report Paused") { try Self.status(s.sandbox) == "Paused" }
+            try s.sandbox.waitUntil(timeout: 15, "the orphaned stream to be linked to the speaker") {
+                let d = try s.sandbox.dump()
+                guard let speaker = Graph.nodeID(d, named: "speaker") else { return false }
+                return Graph.links(d).contains { $0.output == s.node && $0.input == speaker }
+            }
+            try s.sandbox.waitUntil(timeout: 10, "the bridge to release the graph pause") {
+                try Self.released(s.sandbox).contains(s.node)
+            }
+            try s.sandbox.addDevice(.headphones)
+            try s.sandbox.waitUntil(timeout: 10, "the headphones back in the policy's route") {
+                try s.sandbox.globalOutputs().contains { $0["uid"] as? String == "headphones" }
+            }
+            try s.sandbox.waitForMoreRecording(recorder, seconds: 0.3)
+            let wav = try recorder.stop()
+            #expect(wav.nonZeroSampleCount == 0, "non-zero samples on the speaker: \(wav.nonZeroSampleCount)")
+            #expect(try Self.status(s.sandbox) == "Paused")
+            #expect(try !Self.nodeRunning(s.sandbox, s.node))
+            #expect(!Self.bridgeSaid(s.bridge, "resumed org.mpris.MediaPlayer2.mpv"), "\(s.bridge.logTail())")
+
+            // The user presses play: the player's own Play starts the stream again.
+            try Self.playerctl(s.sandbox, "play")
+            try s.sandbox.waitUntil(timeout: 15, "the stream to run after the user's play") {
+                try Self.status(s.sandbox) == "Playing" && Self.nodeRunning(s.sandbox, s.node)
+            }
+        }
+
+        /// The session D-Bus restarts: the bridge keeps running, and a player that joins the
+        /// new bus is governed like the first (R15: paused by the call, playing after it).
+        @Test func r15TheBridgeGovernsPlayersOnARestartedSessionBus() throws {
+            let s = try Self.start(recordOn: nil)
+            defer { s.sandbox.stop() }
+            s.player.terminate(signal: SIGKILL, timeout: 2)
+            try s.sandbox.restartSessionBus()
+            let music = try tone(in: s.sandbox, seconds: 60, name: "music2.wav")
+            let (player, node) = try s.sandbox.startPlayer(
+                ["mpv", "--no-config", "--script=\(try Self.mprisPlugin())", "--no-video", "--ao=pulse",
+                 "--loop=inf", "--no-terminal", music], on: "headphones", timeout: 30)
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            try s.sandbox.waitUntil(timeout: 15, "mpv to be on the new session bus, playing") { try Self.status(s.sandbox) == "Playing" }
+            let call = try tone(in: s.sandbox, seconds: 3, frequency: 660, name: "call.wav")
+            let caller = try s.sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", call])
+            try s.sandbox.waitUntil(timeout: 15, "mpv to report Paused") { try Self.status(s.sandbox) == "Paused" }
+            #expect(try Self.governingPlayer(s.sandbox, node) == "org.mpris.MediaPlayer2.mpv")
+            try s.sandbox.waitUntil(timeout: 15, "the call to end") { !caller.isRunning }
+            try s.sandbox.waitUntil(timeout: 15, "mpv to report Playing again") { try Self.status(s.sandbox) == "Playing" }
+            #expect(s.bridge.isRunning, "\(s.bridge.logTail())")
+        }
+
+        /// A player without MPRIS keeps the graph pause and the policy's own resume (R15).
+        @Test func r15AStreamWithoutAnMPRISPlayerIsPausedAndResumedInTheGraph() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let call = try tone(in: sandbox, seconds: 2, frequency: 660, name: "call.wav")
+            let bridge = try sandbox.spawn([try Support.pwSessionPath(), "mpris-bridge", "--verbose"])
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            let caller = try sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", call])
+            try sandbox.waitUntil(timeout: 15, "the bridge to find no player for the music") {
+                Self.bridgeSaid(bridge, "stream \(node): no MPRIS player owns it")
+            }
+            try sandbox.waitUntil(timeout: 15, "the call to end") { !caller.isRunning }
+            try sandbox.waitUntil(timeout: 10, "the music to run again") {
+                try Self.nodeRunning(sandbox, node) && sandbox.sessionState(ofStream: node)?["interrupted"] as? Bool == false
+            }
+            #expect(try Self.governingPlayer(sandbox, node) == nil)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import AudioSessionModuleCore
+import SessionPolicy
+import Testing
+
+/// The MPRIS bridge's reports (PlayerReports.swift, docs/mpris.md) through the module core.
+@Suite struct PlayerReportsTests {
+    let sink = RecordingEffectSink()
+    let core: ModuleCore
+    static let musicClient: UInt32 = 42, musicStream: UInt32 = 43
+    static let callClient: UInt32 = 44, callStream: UInt32 = 45
+    static let bridge: UInt32 = 70
+
+    /// A Music stream plays on the speaker; a Phone stream interrupts it.
+    init() {
+        core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
+        core.daemonUserID = 1000
+        let events: [Event] = Recorded.idleGraph
+            + Recorded.play(client: Self.musicClient, Recorded.pwCatClient(id: Self.musicClient, pid: 101, serial: 49),
+                            stream: Self.musicStream,
+                            Recorded.pwPlayStream(id: Self.musicStream, client: Self.musicClient, role: "Music", serial: 51),
+                            links: [46, 47], sink: Recorded.speakerID)
+            + Recorded.play(client: Self.callClient, Recorded.pwCatClient(id: Self.callClient, pid: 102, serial: 52),
+                            stream: Self.callStream,
+                            Recorded.pwPlayStream(id: Self.callStream, client: Self.callClient, role: "Phone", serial: 53),
+                            links: [48, 49], sink: Recorded.speakerID)
+        for e in events { core.handle(e) }
+        _ = sink.take()
+    }
+
+    /// The bridge connects with the identity the module establishes for it (`uid`,
+    /// `sandboxed`) and its reports in its properties.
+    func connectBridge(uid: UInt32? = 1000, sandboxed: Bool = false, _ reports: Properties) {
+        core.setIdentity(ClientIdentity(executable: "/usr/bin/pw-session", uid: uid, sandboxed: sandboxed), of: ClientID(Self.bridge))
+        var p = Recorded.pwCatClient(id: Self.bridge, pid: 200, serial: 90)
+        p["application.name"] = "pw-session"
+        core.handle(.clientAdded(ClientID(Self.bridge), p.merging(reports) { $1 }))
+    }
+
+    var musicHeld: Bool { core.policy.snapshot().streams[NodeID(Self.musicStream)]?.pausedByPolicy == true }
+
+    @Test func aTrustedBridgeGetsItsPlayerPublishedAndItsReleaseApplied() {
+        #expect(musicHeld)
+        connectBridge([
+            PlayerReports.governedKey: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv", PlayerReports.releasedKey: "",
+        ])
+        #expect(sink.take().contains(.publish(subject: Self.musicStream, key: MetadataFormat.mprisKey, type: MetadataFormat.jsonType,
+                                              value: #"{"player":"org.mpris.MediaPlayer2.mpv"}"#)))
+        #expect(musicHeld)
+        core.ownPropertiesWritten(ClientID(Self.bridge), [
+            PlayerReports.governedKey: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv", PlayerReports.releasedKey: "\(Self.musicStream)",
+        ])
+        let calls = sink.take()
+        #expect(!musicHeld)
+        // Releasing never makes anything play.
+        #expect(!calls.contains(.resume(Self.musicStream)))
+        // The bridge goes: its key goes with it.
+        core.handle(.clientRemoved(ClientID(Self.bridge)))
+        #expect(sink.take().contains(.publish(subject: Self.musicStream, key: MetadataFormat.mprisKey, type: MetadataFormat.jsonType, value: nil)))
+    }
+
+    /// Trust comes from the identity the module established, never from the properties:
+    /// a sandboxed client, another user, or a client without an established identity
+    /// (whatever `pipewire.sec.uid` it claims) is refused.
+    @Test(arguments: [(UInt32?(1000), true), (UInt32?(1001), false), (UInt32?.none, false)])
+    func anUntrustedClientsReportsAreIgnored(uid: UInt32?, sandboxed: Bool) {
+        connectBridge(uid: uid, sandboxed: sandboxed, [
+            "pipewire.sec.uid": "1000", "pipewire.access": "unrestricted",
+            PlayerReports.governedKey: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv", PlayerReports.releasedKey: "\(Self.musicStream)",
+        ])
+        core.ownPropertiesWritten(ClientID(Self.bridge), [PlayerReports.releasedKey: "\(Self.musicStream)"])
+        let calls = sink.take()
+        #expect(musicHeld)
+        #expect(!calls.contains { if case .publish(_, MetadataFormat.mprisKey, _, _) = $0 { return true } else { return false } })
+        #expect(calls.contains { if case .log(.warn, _) = $0 { return true } else { return false } })
+    }
+
+    @Test func aReportReadsAtMostMaxEntries() {
+        let many = (0..<100_000).map { String($0) }.joined(separator: " ")
+        let r = PlayerReports([PlayerReports.releasedKey: many])
+        #expect(r.released.count == PlayerReports.maxEntries)
+    }
+
+    @Test func malformedReportsAreSkipped() {
+        let r = PlayerReports([
+            PlayerReports.governedKey: "43=org.mpris.MediaPlayer2.mpv x=org.mpris.MediaPlayer2.a 44=com.example.Player 45=org.mpris.MediaPlayer2.\"} 46 =",
+            PlayerReports.releasedKey: "43 -1 abc 99999999999 44",
+        ])
+        #expect(r.governed == [NodeID(43): "org.mpris.MediaPlayer2.mpv"])
+        #expect(r.released == [NodeID(43), NodeID(44)])
+    }
+
+    @Test func aStreamThatGoesTakesItsPublishedPlayerAlong() {
+        connectBridge([
+            PlayerReports.governedKey: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv",
+        ])
+        _ = sink.take()
+        core.handle(.streamRemoved(NodeID(Self.musicStream)))
+        #expect(sink.take().contains(.publish(subject: Self.musicStream, key: MetadataFormat.mprisKey, type: MetadataFormat.jsonType, value: nil)))
+        #expect(core.publishedPlayers.isEmpty)
+    }
+}
