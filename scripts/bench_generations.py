@@ -20,37 +20,88 @@ def _median(stats):
     return _num((stats or {}).get("median"))
 
 
+# ------------------------------------------------ figures of one system
+# Each figure that BENCHMARKS.md and the README summary both show is computed by one
+# of these (plot.py uses them for its tables and summary lines too).
+
+def ok_trials(section):
+    """The trials of a duck or interrupt section that ran (ok)."""
+    return [t for t in (section or {}).get("trials") or [] if t.get("ok")]
+
+
+def headphone_counts(system):
+    """(trials without a leaked sample, trials, failed trials) over every client."""
+    clients = system.get("headphoneLoss") or []
+    return (sum(c.get("zeroLeakTrials", 0) for c in clients),
+            sum(len(c.get("leakedSamples") or []) for c in clients),
+            sum(c.get("failed", 0) for c in clients))
+
+
+def leak_medians(system):
+    """Each client's median leaked samples per trial (clients that have one)."""
+    medians = [_median(c.get("leaked")) for c in system.get("headphoneLoss") or []]
+    return [x for x in medians if x is not None]
+
+
+def duck_reached(system):
+    """(trials that reached the duck level, trials that ran, Stats of the time it took)."""
+    d = system.get("duck") or {}
+    return d.get("reachedCount", 0), len(ok_trials(d)), d.get("reachedMs") or {}
+
+
+def largest_duck_step(system):
+    """The largest level step (dB) of the music between consecutive blocks, down or up,
+    over the trials that ran; None when none was measured."""
+    steps = [_num(t.get(k)) for t in ok_trials(system.get("duck")) for k in ("stepDownDb", "stepUpDb")]
+    steps = [s for s in steps if s is not None]
+    return max(steps) if steps else None
+
+
+def duck_level_error(system):
+    """Stats of the ducked music's level minus the duck level (dB)."""
+    return (system.get("duck") or {}).get("levelErrorDb") or {}
+
+
+def call_pause(system):
+    """(trials whose music paused for the call, trials that ran, Stats of the pause time)."""
+    r = system.get("interrupt") or {}
+    return r.get("pausedCount", 0), len(ok_trials(r)), r.get("pauseMs") or {}
+
+
+def call_resume(system):
+    """(trials whose music resumed after the call, trials that ran, Stats of the resume time)."""
+    r = system.get("interrupt") or {}
+    return r.get("resumedCount", 0), len(ok_trials(r)), r.get("resumeMs") or {}
+
+
+# ------------------------------------------------ the side-by-side table
+
 def headphone_cell(system):
     """'0/300 leaked; median 0 samples' over every client of the system."""
-    clients = system.get("headphoneLoss") or []
-    trials = sum(len(c.get("leakedSamples") or []) for c in clients)
+    clean, trials, _ = headphone_counts(system)
     if trials == 0:
         return "—"
-    clean = sum(c.get("zeroLeakTrials", 0) for c in clients)
-    medians = [_median(c.get("leaked")) for c in clients if _median(c.get("leaked")) is not None]
+    medians = leak_medians(system)
     worst = max(medians) if medians else None
     return f"{clean}/{trials} without a leak; median leak {_fmt(worst, 0)} samples (worst client)"
 
 
 def duck_cells(system):
-    d = system.get("duck") or {}
-    ok = [t for t in d.get("trials") or [] if t.get("ok")]
-    if not ok:
+    reached, ran, reached_ms = duck_reached(system)
+    if not ran:
         return ["—", "—", "—"]
-    steps = [_num((d.get(k) or {}).get("max")) for k in ("stepDownDb", "stepUpDb")]
-    steps = [s for s in steps if s is not None]
-    return [f"{d.get('reachedCount', 0)}/{len(ok)}, {_fmt(_median(d.get('reachedMs')))} ms",
-            _fmt(max(steps) if steps else None, 2),
-            _fmt(_median(d.get("levelErrorDb")), 2)]
+    return [f"{reached}/{ran}, {_fmt(_median(reached_ms))} ms",
+            _fmt(largest_duck_step(system), 2),
+            _fmt(_median(duck_level_error(system)), 2)]
 
 
 def interrupt_cells(system):
-    r = system.get("interrupt") or {}
-    ok = [t for t in r.get("trials") or [] if t.get("ok")]
-    if not ok:
+    paused, ran, pause_ms = call_pause(system)
+    resumed, _, resume_ms = call_resume(system)
+    if not ran:
         return ["—", "—"]
-    return [f"{r.get('pausedCount', 0)}/{len(ok)}, {_fmt(_median(r.get('pauseMs')))} ms",
-            f"{r.get('resumedCount', 0)}/{len(ok)}, {_fmt(_median(r.get('resumeMs')))} ms"]
+    return [f"{paused}/{ran}, {_fmt(_median(pause_ms))} ms",
+            f"{resumed}/{ran}, {_fmt(_median(resume_ms))} ms"]
 
 
 def section(res):
@@ -84,10 +135,11 @@ def section(res):
         L.append("")
     peer = by_name.get("peer-pw1.4") or {}
     if mod and peer and not peer.get("sandboxError"):
-        pl = [_median(c.get("leaked")) for c in peer.get("headphoneLoss") or []]
-        pl = [x for x in pl if x is not None]
+        pl = leak_medians(peer)
         pd, md = peer.get("duck") or {}, mod.get("duck") or {}
-        pi, mi = peer.get("interrupt") or {}, mod.get("interrupt") or {}
+        paused, ran, _ = call_pause(mod)
+        _, _, resume_ms = call_resume(mod)
+        peer_paused, peer_ran, _ = call_pause(peer)
         L.append("Against WirePlumber 0.5's own role-based policy (`peer-pw1.4`), on the same PipeWire:")
         L.append("")
         L.append(f"- headphone loss: the module leaks a median of {_fmt(max(ml) if ml else None, 0)} samples per unplug, "
@@ -95,11 +147,10 @@ def section(res):
         L.append(f"- duck: the music changes by {_fmt(_median(md.get('changeDuringPromptDb')), 1)} dB with the module "
                  f"(largest step {duck_cells(mod)[1]} dB) and by {_fmt(_median(pd.get('changeDuringPromptDb')), 1)} dB with "
                  f"the role policy (largest step {duck_cells(peer)[1]} dB);")
-        L.append(f"- a call: the module pauses the music in {mi.get('pausedCount', 0)} of "
-                 f"{len([t for t in mi.get('trials') or [] if t.get('ok')])} trials and resumes it "
-                 f"{_fmt(_median(mi.get('resumeMs')))} ms after the call (of which 200 ms is the grace period that keeps "
-                 f"multi-stream prompts from chattering); the role policy pauses it in {pi.get('pausedCount', 0)} of "
-                 f"{len([t for t in pi.get('trials') or [] if t.get('ok')])} trials.")
+        L.append(f"- a call: the module pauses the music in {paused} of {ran} trials and resumes it "
+                 f"{_fmt(_median(resume_ms))} ms after the call (of which 200 ms is the grace period that keeps "
+                 f"multi-stream prompts from chattering); the role policy pauses it in {peer_paused} of "
+                 f"{peer_ran} trials.")
         L.append("")
     return L
 
