@@ -1,7 +1,8 @@
 import Foundation
 
-/// A parsed PCM WAV file (what `pw-record` and `sox` write): 16/24/32-bit integer
-/// or 32/64-bit float, interleaved, normalised to -1...1.
+/// A parsed PCM WAV file (what `pw-record` and `sox` write, and what `pw-session play`
+/// plays): 8-bit unsigned, 16/24/32-bit integer or 32/64-bit float, interleaved,
+/// normalised to -1...1.
 public struct WAVFile: Sendable {
     public enum SampleFormat: String, Sendable { case s16, s24, s32, f32, f64, u8 }
 
@@ -48,7 +49,9 @@ public struct WAVFile: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SandboxError.badWAV("cannot read \(path)")
         }
-        try self.init(data: data)
+        do { try self.init(data: data) } catch SandboxError.badWAV(let reason) {
+            throw SandboxError.badWAV("\(path): \(reason)")
+        }
     }
 
     public init(data: Data) throws {
@@ -67,9 +70,11 @@ public struct WAVFile: Sendable {
             let body = offset + 8
             if id == "data" {
                 // A writer interrupted before finalising leaves 0 or 0xFFFFFFFF: take the rest.
-                if size == 0 || size == 0xFFFF_FFFF || body + size > bytes.count { size = bytes.count - body }
-                dataRange = body..<(body + size)
-                break
+                let unsized = size == 0 || size == 0xFFFF_FFFF || body + size > bytes.count
+                if unsized { size = bytes.count - body }
+                if dataRange == nil { dataRange = body..<(body + size) }
+                // The fmt chunk normally comes first; when it has not, look for it after the data.
+                if unsized || fmt != nil { break }
             }
             guard body + size <= bytes.count else { break }
             if id == "fmt ", size >= 16 {

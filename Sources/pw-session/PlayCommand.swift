@@ -1,6 +1,7 @@
 import AudioSession
 import ArgumentParser
 import Foundation
+import Sandbox
 import Synchronization
 
 /// `pw-session play`: a small player that follows Apple's guidelines.
@@ -50,8 +51,8 @@ struct PlayCommand: ParsableCommand {
 
     func run() throws {
         let d = try declaration.declaration(defaultCategory: .playback) ?? Declaration(category: .playback)
-        let wav: WAVReader
-        do { wav = try WAVReader(path: file) } catch {
+        let wav: WAVFile
+        do { wav = try WAVFile(contentsOf: file) } catch {
             complain("\(error)")
             throw ExitCode(1)
         }
@@ -67,7 +68,7 @@ struct PlayCommand: ParsableCommand {
 
 /// The player's state, shared by the PipeWire thread (render) and the event loop.
 final class Player: Sendable {
-    let wav: WAVReader
+    let wav: WAVFile
     let json: Bool
     let commands: Bool
     private let position = Atomic<Int>(0)
@@ -75,7 +76,7 @@ final class Player: Sendable {
     private let interrupted = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
 
-    init(wav: WAVReader, json: Bool, commands: Bool = false) {
+    init(wav: WAVFile, json: Bool, commands: Bool = false) {
         self.wav = wav
         self.json = json
         self.commands = commands
@@ -129,7 +130,7 @@ final class Player: Sendable {
         try blocking { try await session.setActive(true) }
         emit("activated", [("category", d.category.rawValue), ("mode", d.mode.rawValue)],
              text: "activated category=\(d.category.rawValue) mode=\(d.mode.rawValue)")
-        let output = try AudioOutput(session: session, name: name, rate: wav.rate, channels: wav.channels,
+        let output = try AudioOutput(session: session, name: name, rate: wav.sampleRate, channels: wav.channels,
                                      properties: streamProperties) { [self] dst, ch in render(dst, ch) }
         emit("playing", [], text: "playing \(name)")
         if commands {
