@@ -43,7 +43,7 @@ let package = Package(
         // The AVAudioSession-like client library for applications.
         .target(name: "AudioSession", dependencies: ["CPipeWireShim", "SessionPolicy"]),
         // pw-session mpris-bridge: MPRIS players paused and resumed with the policy's pauses.
-        .target(name: "MPRISBridge", dependencies: ["AudioSession"]),
+        .target(name: "MPRISBridge", dependencies: ["AudioSession", "Sandbox"]),
         .executableTarget(
             name: "pw-session",
             dependencies: [

@@ -127,7 +127,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// terminal's ^C reaches only the sandbox owner, which then tears down in order.
     /// Signal dispositions are reset to their defaults and the mask is cleared in
     /// the child, whatever the parent ignores.
-    static func spawn(
+    public static func spawn(
         _ argv: [String],
         name: String? = nil,
         environment: [String: String],
@@ -136,21 +136,61 @@ public final class ChildProcess: @unchecked Sendable {
         stderr stderrPath: String?,
         newProcessGroup: Bool = false
     ) throws -> ChildProcess {
+        let pid = try spawnProcess(
+            argv, environment: environment,
+            stdin: stdinPath.map(Redirect.file) ?? .inherit,
+            stdout: stdoutPath.map(Redirect.file) ?? .inherit,
+            stderr: stderrPath.map { $0 == stdoutPath ? Redirect.stdout : .file($0) } ?? .inherit,
+            newProcessGroup: newProcessGroup)
+        return ChildProcess(pid: pid, name: name ?? (argv[0] as NSString).lastPathComponent,
+                            arguments: argv, stdoutPath: stdoutPath, stderrPath: stderrPath)
+    }
+
+    /// Where a child's standard input, output or error goes.
+    public enum Redirect: Sendable {
+        /// The parent's own.
+        case inherit
+        /// A file opened in the child: read-only for standard input; created and
+        /// appended to for output.
+        case file(String)
+        /// A descriptor of the parent, duplicated onto the stream. Make it close-on-exec
+        /// in the parent (`FD_CLOEXEC`), so that no other child inherits it.
+        case descriptor(Int32)
+        /// Standard error only: wherever standard output goes.
+        case stdout
+    }
+
+    /// The one place a child process is started (the sandbox's daemons and clients,
+    /// pw-session's helpers, the tests' processes): `posix_spawn` with every signal's
+    /// disposition reset to its default and an empty signal mask, whatever the starting
+    /// thread blocks or ignores (Dispatch's threads block SIGTERM, so a child started
+    /// from one could otherwise not be stopped). `argv[0]` is looked up in the PATH of
+    /// `environment`; nil `environment` passes on this process's environment as it is
+    /// now. Returns the child's PID; the caller reaps it.
+    public static func spawnProcess(
+        _ argv: [String],
+        environment: [String: String]? = nil,
+        stdin: Redirect = .file("/dev/null"),
+        stdout: Redirect,
+        stderr: Redirect,
+        newProcessGroup: Bool = false
+    ) throws -> pid_t {
         guard let program = argv.first else { throw SandboxError.spawnFailed(program: "", reason: "empty command") }
-        guard let resolved = resolveExecutable(program, path: environment["PATH"]) else {
+        let path = environment.map { $0["PATH"] } ?? getenv("PATH").map { String(cString: $0) }
+        guard let resolved = resolveExecutable(program, path: path) else {
             throw SandboxError.spawnFailed(program: program, reason: "not found in PATH")
         }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if let p = stdinPath { posix_spawn_file_actions_addopen(&actions, 0, p, O_RDONLY, 0) }
-        if let p = stdoutPath { posix_spawn_file_actions_addopen(&actions, 1, p, O_WRONLY | O_CREAT | O_APPEND, 0o644) }
-        if let p = stderrPath {
-            if p == stdoutPath {
-                posix_spawn_file_actions_adddup2(&actions, 1, 2)
-            } else {
-                posix_spawn_file_actions_addopen(&actions, 2, p, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        let output = O_WRONLY | O_CREAT | O_APPEND
+        for (fd, redirect) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
+            switch redirect {
+            case .inherit: break
+            case .file(let p): posix_spawn_file_actions_addopen(&actions, fd, p, fd == 0 ? O_RDONLY : output, 0o644)
+            case .descriptor(let d): posix_spawn_file_actions_adddup2(&actions, d, fd)
+            case .stdout: posix_spawn_file_actions_adddup2(&actions, 1, fd)
             }
         }
 
@@ -171,18 +211,22 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setflags(&attr, Int16(flags))
 
         let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let cEnv = environment.map { env in env.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer {
             cArgs.forEach { free($0) }
-            cEnv.forEach { free($0) }
+            cEnv?.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, resolved, &actions, &attr, cArgs, cEnv)
+        let rc: Int32
+        if let cEnv {
+            rc = posix_spawn(&pid, resolved, &actions, &attr, cArgs, cEnv)
+        } else {
+            rc = posix_spawn(&pid, resolved, &actions, &attr, cArgs, environ)
+        }
         if rc != 0 {
             throw SandboxError.spawnFailed(program: program, reason: String(cString: strerror(rc)))
         }
-        return ChildProcess(pid: pid, name: name ?? (program as NSString).lastPathComponent,
-                            arguments: argv, stdoutPath: stdoutPath, stderrPath: stderrPath)
+        return pid
     }
 
     static func resolveExecutable(_ program: String, path: String?) -> String? {

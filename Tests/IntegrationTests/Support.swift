@@ -67,27 +67,12 @@ enum Support {
         let n = UInt32.random(in: 0...UInt32.max)
         let out = dir + "/out-\(n).txt", err = dir + "/err-\(n).txt"
         let env = environment ?? ProcessInfo.processInfo.environment
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var all = sigset_t(); sigfillset(&all)
-        var none = sigset_t(); sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setsigmask(&attr, &none)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { cArgs.forEach { free($0) }; cEnv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let program = argv[0].contains("/") ? argv[0] : "/usr/bin/" + argv[0]
-        let rc = posix_spawn(&pid, program, &actions, &attr, cArgs, cEnv)
-        guard rc == 0 else { throw TestFailure("cannot start \(argv[0]): \(String(cString: strerror(rc)))") }
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawnProcess(argv, environment: env, stdout: .file(out), stderr: .file(err))
+        } catch {
+            throw TestFailure("cannot start \(argv[0]): \(error)")
+        }
         return Outside(pid: pid, stdoutPath: out, stderrPath: err)
     }
 
