@@ -22,8 +22,6 @@
 extern "C" {
 #endif
 
-#define AS_CORE_ABI_VERSION 1
-
 /** The core: an opaque Swift object, created by as_core_new, freed once by as_core_free. */
 typedef struct as_core as_core;
 
