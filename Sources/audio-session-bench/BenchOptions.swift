@@ -72,3 +72,39 @@ struct BenchOptions: ParsableCommand {
     /// `value`, else the full or the quick default.
     func pick<T>(_ value: T?, _ full: T, _ quickDefault: T) -> T { value ?? (quick ? quickDefault : full) }
 }
+
+/// `audio-session-bench helper NAME ARGS...`: this program run inside a sandbox as an
+/// AudioSession client (Helpers.swift); the bench starts it with every argument given.
+struct HelperOptions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audio-session-bench helper",
+        abstract: "An AudioSession client the bench runs inside a sandbox (not for direct use).",
+        subcommands: [Notify.self, Streams.self, Toggle.self, Churn.self]
+    )
+
+    struct Notify: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Notification latency, A interrupted by B and back.")
+        @Argument(help: "Trials.") var trials = 200
+        @Argument(help: "Seconds to wait for the policy's session entries.") var policyTimeout = 5.0
+    }
+
+    struct Streams: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "COUNT silent streams, until terminated.")
+        @Argument(help: "Streams.") var count = 200
+    }
+
+    struct Toggle: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One stream paused and resumed EVENTS times.")
+        @Argument(help: "Pause/resume events.") var events = 2000
+        @Argument(help: "Events per second.") var rate = 200.0
+        @Argument(help: "A file whose creation starts the events.") var startFile = ""
+    }
+
+    struct Churn: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "LIVE streams, the oldest replaced RATE times a second.")
+        @Argument(help: "Seconds.") var seconds = 60.0
+        @Argument(help: "Streams created per second.") var rate = 50.0
+        @Argument(help: "Streams alive at once.") var live = 200
+        @Argument(help: "A file whose creation starts the churn.") var startFile = ""
+    }
+}

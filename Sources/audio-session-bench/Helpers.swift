@@ -1,3 +1,4 @@
+import ArgumentParser
 import AudioSession
 import Foundation
 import Synchronization
@@ -36,19 +37,17 @@ enum Helper {
         }
     }
 
-    static func run(_ args: [String]) async -> Int32 {
-        guard let name = args.first else { return 2 }
-        let rest = Array(args.dropFirst())
-        func int(_ i: Int, _ d: Int) -> Int { i < rest.count ? Int(rest[i]) ?? d : d }
-        func double(_ i: Int, _ d: Double) -> Double { i < rest.count ? Double(rest[i]) ?? d : d }
-        switch name {
-        case "notify": await notify(trials: int(0, 200), policyTimeout: double(1, 5))
-        case "streams": streams(count: int(0, 200))
-        case "toggle": toggle(events: int(0, 2000), rate: double(1, 200), startFile: rest.count > 2 ? rest[2] : "")
-        case "churn": churn(seconds: double(0, 60), rate: double(1, 50), live: int(2, 200), startFile: rest.count > 3 ? rest[3] : "")
+    /// Runs the helper `command` (parsed by `HelperOptions`) names.
+    static func run(_ command: ParsableCommand) async -> Int32 {
+        switch command {
+        case let c as HelperOptions.Notify: await notify(trials: c.trials, policyTimeout: c.policyTimeout)
+        case let c as HelperOptions.Streams: streams(count: c.count)
+        case let c as HelperOptions.Toggle: toggle(events: c.events, rate: c.rate, startFile: c.startFile)
+        case let c as HelperOptions.Churn: churn(seconds: c.seconds, rate: c.rate, live: c.live, startFile: c.startFile)
         default:
-            say("unknown helper \(name)")
-            return 2
+            // --help, or no helper named: ArgumentParser's own answer.
+            var other = command
+            do { try other.run() } catch { HelperOptions.exit(withError: error) }
         }
         return 0
     }

@@ -12,6 +12,7 @@
 // scripts/plot.py turns the JSON into BENCHMARKS.md and docs/bench/*.png.
 //
 // `audio-session-bench helper ...` is this program run inside a sandbox (Helpers.swift).
+import ArgumentParser
 import Foundation
 import Sandbox
 #if canImport(Glibc)
@@ -19,7 +20,11 @@ import Glibc
 #endif
 
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "helper" {
-    exit(await Helper.run(Array(CommandLine.arguments.dropFirst(2))))
+    let helper: ParsableCommand
+    do { helper = try HelperOptions.parseAsRoot(Array(CommandLine.arguments.dropFirst(2))) } catch {
+        HelperOptions.exit(withError: error)
+    }
+    exit(await Helper.run(helper))
 }
 
 // MARK: Options
