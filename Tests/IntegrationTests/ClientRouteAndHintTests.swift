@@ -219,24 +219,3 @@ extension Integration {
         }
     }
 }
-
-/// A FIFO that a test writes `pw-session play --commands` lines to (the player's standard input).
-final class CommandPipe {
-    let path: String
-    private let fd: Int32
-
-    init(in dir: String) throws {
-        path = dir + "/commands-\(UInt32.random(in: 0...UInt32.max))"
-        guard mkfifo(path, 0o600) == 0 else { throw TestFailure("mkfifo \(path): \(String(cString: strerror(errno)))") }
-        // Read-write: the open does not wait for the reader, and the reader never sees end of file.
-        fd = open(path, O_RDWR)
-        guard fd >= 0 else { throw TestFailure("open \(path): \(String(cString: strerror(errno)))") }
-    }
-
-    func send(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    }
-
-    deinit { close(fd) }
-}

@@ -8,7 +8,7 @@ import Testing
 struct DerivedStateTests {
     @Test("After every event of any sequence, cached traits and indexes equal a recomputation")
     func consistentAfterEveryEvent() async {
-        await propertyCheck(count: 300, input: PropertyTests.events) { codes in
+        await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
             var policy = SessionPolicy()
             for code in codes {
                 let event = RandomGraph.event(code)
