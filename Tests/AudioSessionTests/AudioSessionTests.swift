@@ -9,7 +9,7 @@ private func offlineSession() -> AudioSession {
 }
 
 @Suite struct DeclarationValidationTests {
-    @Test func section4_anInvalidOptionIsRefusedBeforeAnythingIsSentAndThePreviousDeclarationStays() throws {
+    @Test func section4AnInvalidOptionIsRefusedBeforeAnythingIsSentAndThePreviousDeclarationStays() throws {
         let s = offlineSession()
         try s.setCategory(.playback, mode: .spokenAudio)
         #expect(throws: SessionError.self) { try s.setCategory(.record, options: .duckOthers) }
@@ -23,7 +23,7 @@ private func offlineSession() -> AudioSession {
         #expect(s.mode == .spokenAudio)
     }
 
-    @Test func section3_aModeTheCategoryDoesNotAcceptIsRefused() throws {
+    @Test func section3AModeTheCategoryDoesNotAcceptIsRefused() throws {
         let s = offlineSession()
         do {
             try s.setCategory(.playAndRecord, mode: .voicePrompt)

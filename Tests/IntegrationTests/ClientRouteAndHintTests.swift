@@ -27,7 +27,7 @@ extension Integration {
 
         // MARK: R3: a prompt ducks the player
 
-        @Test func R3_aPromptDucksAPlayingPlayerAndItsLevelOnTheHeadphonesDrops() throws {
+        @Test func r3APromptDucksAPlayingPlayerAndItsLevelOnTheHeadphonesDrops() throws {
             let tmp = try Support.makeTemp("r3-client")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -63,7 +63,7 @@ extension Integration {
 
         // MARK: R1: an alarm interrupts the player, and its end resumes it
 
-        @Test func R1_anAlarmInterruptsThePlayerAndItsEndResumesIt() throws {
+        @Test func r1AnAlarmInterruptsThePlayerAndItsEndResumesIt() throws {
             let tmp = try Support.makeTemp("alarm-client")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -118,7 +118,7 @@ extension Integration {
             }
         }
 
-        @Test func R33_overrideOutputAudioPortMovesThePlayerToTheSpeakerAndNoneMovesItBack() throws {
+        @Test func r33OverrideOutputAudioPortMovesThePlayerToTheSpeakerAndNoneMovesItBack() throws {
             let tmp = try Support.makeTemp("r33-client")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -169,7 +169,7 @@ extension Integration {
             #expect(player.isRunning)
         }
 
-        @Test func R34_overrideToTheSpeakerWithoutOneIsRefusedAndTheStreamStays() throws {
+        @Test func r34OverrideToTheSpeakerWithoutOneIsRefusedAndTheStreamStays() throws {
             let tmp = try Support.makeTemp("r34-client")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -189,7 +189,7 @@ extension Integration {
 
         // MARK: R22: silenceSecondaryAudioHint
 
-        @Test func R22_anAmbientPlayerGetsSilenceSecondaryAudioHintBeginAndEnd() throws {
+        @Test func r22AnAmbientPlayerGetsSilenceSecondaryAudioHintBeginAndEnd() throws {
             let tmp = try Support.makeTemp("r22-client")
             defer { Support.removeTemp(tmp) }
             let long = try Support.makeTone(in: tmp, seconds: 120)

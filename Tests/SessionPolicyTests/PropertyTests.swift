@@ -5,7 +5,7 @@ import Testing
 @Suite("Invariants over random event sequences")
 struct PropertyTests {
     @Test("Pauses match resumes or ends, effects name known streams, gains stay in [duck level, 1], began/ended alternate")
-    func invariants() async {
+    func pausesMatchResumesEffectsNameKnownStreamsGainsStayInRangeBeganAndEndedAlternate() async {
         await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
             var checker = InvariantChecker()
             for code in codes { checker.run(RandomGraph.event(code)) }
@@ -17,7 +17,7 @@ struct PropertyTests {
     }
 
     @Test("The state after any sequence equals the state rebuilt from a snapshot of the same graph")
-    func rebuild() async {
+    func theStateAfterAnySequenceEqualsTheStateRebuiltFromASnapshot() async {
         await propertyCheck(count: 300, input: RandomGraph.sequences, RandomGraph.sequences) { codes, more in
             var original = SessionPolicy()
             for code in codes { _ = original.handle(RandomGraph.event(code)) }

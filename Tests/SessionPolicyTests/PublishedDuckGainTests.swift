@@ -5,7 +5,7 @@ import Testing
 /// the live graph).
 @Suite struct PublishedDuckGainTests {
     @Test("R3 a ducked session's published duckGain follows the duck")
-    func publishedDuckGain() {
+    func r3ADuckedSessionsPublishedDuckGainFollowsTheDuck() {
         var w = World()
         w.legacy(10, client: 2, role: "Music")
         w.play(10)

@@ -6,7 +6,7 @@ import Testing
 /// integration tests on the live graph).
 @Suite struct WrappedProgramTests {
     @Test("R7 S2 a wrapped program's stream-carried notifyOthersOnDeactivation resumes the music when its stream goes")
-    func streamCarriedNotifyOthers() {
+    func r7S2AWrappedProgramsStreamCarriedNotifyOthersResumesTheMusicWhenItsStreamGoes() {
         var w = World()
         w.legacy(10, client: 2, role: "Music")
         w.play(10)
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test("R15 S4 a wrapped spokenAudio program (declaration on its stream) is resumed by the policy after the prompt")
-    func wrappedPodcastResumes() {
+    func r15S4AWrappedSpokenAudioProgramIsResumedByThePolicyAfterThePrompt() {
         var w = World()
         w.stream(10, client: 2, .output, ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"])
         w.play(10)
@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test("R15 S4 a PulseAudio program wrapped with PULSE_PROP (declaration on its client and its stream) is resumed by the policy")
-    func pulseWrappedPodcastResumes() {
+    func r15S4APulseAudioProgramWrappedWithPulsePropIsResumedByThePolicy() {
         var w = World()
         let podcast: Properties = ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"]
         w.declared(2, "playback", mode: "spokenAudio", library: false)
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test("R15 a client of the AudioSession library resumes itself: the policy only tells it")
-    func libraryClientResumesItself() {
+    func r15AClientOfTheAudioSessionLibraryResumesItself() {
         var w = World()
         w.declared(2, "playback", mode: "spokenAudio")
         w.stream(10, client: 2)
