@@ -7,32 +7,6 @@ import Testing
 import Glibc
 #endif
 
-/// The AudioSession library used in this process against a sandbox: its PipeWire
-/// variables are set for the duration of `body` (the library reads them when it
-/// connects) and restored afterwards. The tests of this file are serialized.
-func withLibrary<T>(in sandbox: Sandbox, _ body: () async throws -> T) async rethrows -> T {
-    let keys = ["PIPEWIRE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "PIPEWIRE_REMOTE"]
-    let saved = keys.map { k in (k, getenv(k).map { String(cString: $0) }) }
-    defer {
-        for (k, v) in saved {
-            if let v { setenv(k, v, 1) } else { unsetenv(k) }
-        }
-    }
-    for k in keys {
-        if let v = sandbox.environment[k] { setenv(k, v, 1) } else { unsetenv(k) }
-    }
-    return try await body()
-}
-
-extension Sandbox {
-    /// The ids of the PipeWire clients whose `application.name` is `name`.
-    func clients(application name: String) throws -> [Int] {
-        Sandbox.objects(try dump(), type: "PipeWire:Interface:Client").compactMap { c in
-            Sandbox.props(c)["application.name"] as? String == name ? c["id"] as? Int : nil
-        }
-    }
-}
-
 extension Integration {
     /// The library's own lifetime and threading, in this process (a crash here is a
     /// crash of the test run: these are the regressions of a crash in libpipewire).
@@ -203,14 +177,5 @@ extension Integration {
                 _ = s
             }
         }
-    }
-}
-
-/// Polls `condition` every 10 ms until it holds; throws after `timeout` seconds.
-func waitUntil(_ what: String, timeout: TimeInterval = 20, _ condition: () throws -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !(try condition()) {
-        if Date() >= deadline { throw TestFailure("timed out waiting for \(what)") }
-        try await Task.sleep(for: .milliseconds(10))
     }
 }

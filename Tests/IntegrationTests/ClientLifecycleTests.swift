@@ -25,7 +25,7 @@ extension Integration {
             return (began[round - 1], ended[round - 1])
         }
 
-        @Test func S8_declinedAndAcceptedCallsResumeThePodcastWhereItStopped() throws {
+        @Test func s8DeclinedAndAcceptedCallsResumeThePodcastWhereItStopped() throws {
             let tmp = try Support.makeTemp("s8")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -54,7 +54,7 @@ extension Integration {
             }
         }
 
-        @Test func R14_withoutNotifyTheInterruptedPlayerStaysPaused() throws {
+        @Test func r14WithoutNotifyTheInterruptedPlayerStaysPaused() throws {
             let tmp = try Support.makeTemp("r14")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -74,7 +74,7 @@ extension Integration {
 
         // MARK: setActive errors
 
-        @Test func R6_activationDuringACallFailsWithInsufficientPriority() throws {
+        @Test func r6ActivationDuringACallFailsWithInsufficientPriority() throws {
             let tmp = try Support.makeTemp("r6")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 10)
@@ -90,7 +90,7 @@ extension Integration {
             #expect(!r.stdout.contains("\"playing\""), "\(r.stdout)")
         }
 
-        @Test func R40_setActiveWithoutThePolicyFailsWithMediaServicesFailed() throws {
+        @Test func r40SetActiveWithoutThePolicyFailsWithMediaServicesFailed() throws {
             let tmp = try Support.makeTemp("nomodule")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 2)
@@ -101,7 +101,7 @@ extension Integration {
             #expect(r.stderr.contains("mediaServicesFailed"), "\(r.stderr)")
         }
 
-        @Test func section4_invalidCombinationsAreRefusedWithoutARoundTrip() throws {
+        @Test func section4InvalidCombinationsAreRefusedWithoutARoundTrip() throws {
             let tmp = try Support.makeTemp("spec4")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 1)
@@ -127,7 +127,7 @@ extension Integration {
 
         // MARK: Routes
 
-        @Test func R31_unpluggingTheHeadphonesPausesThePlayerAndPluggingInDoesNotResumeIt() throws {
+        @Test func r31UnpluggingTheHeadphonesPausesThePlayerAndPluggingInDoesNotResumeIt() throws {
             let tmp = try Support.makeTemp("r31")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)

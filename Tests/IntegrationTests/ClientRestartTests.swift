@@ -24,7 +24,7 @@ extension Integration {
             return (s?["streams"] as? [NSNumber])?.first?.intValue
         }
 
-        @Test func R40_pipeWireRestartedUnderAPlayerLostResetReactivatedWithTheUsersVolume() throws {
+        @Test func r40PipeWireRestartedUnderAPlayerLostResetReactivatedWithTheUsersVolume() throws {
             let tmp = try Support.makeTemp("r40")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 300)

@@ -27,7 +27,7 @@ extension Integration {
 
         // MARK: R3: a prompt ducks the player
 
-        @Test func R3_aPromptDucksAPlayingPlayerAndItsLevelOnTheHeadphonesDrops() throws {
+        @Test func r3APromptDucksAPlayingPlayerAndItsLevelOnTheHeadphonesDrops() throws {
             let tmp = try Support.makeTemp("r3-client")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -63,7 +63,7 @@ extension Integration {
 
         // MARK: R1: an alarm interrupts the player, and its end resumes it
 
-        @Test func R1_anAlarmInterruptsThePlayerAndItsEndResumesIt() throws {
+        @Test func r1AnAlarmInterruptsThePlayerAndItsEndResumesIt() throws {
             let tmp = try Support.makeTemp("alarm-client")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -118,7 +118,7 @@ extension Integration {
             }
         }
 
-        @Test func R33_overrideOutputAudioPortMovesThePlayerToTheSpeakerAndNoneMovesItBack() throws {
+        @Test func r33OverrideOutputAudioPortMovesThePlayerToTheSpeakerAndNoneMovesItBack() throws {
             let tmp = try Support.makeTemp("r33-client")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -169,7 +169,7 @@ extension Integration {
             #expect(player.isRunning)
         }
 
-        @Test func R34_overrideToTheSpeakerWithoutOneIsRefusedAndTheStreamStays() throws {
+        @Test func r34OverrideToTheSpeakerWithoutOneIsRefusedAndTheStreamStays() throws {
             let tmp = try Support.makeTemp("r34-client")
             defer { Support.removeTemp(tmp) }
             let file = try Support.makeTone(in: tmp, seconds: 120)
@@ -189,7 +189,7 @@ extension Integration {
 
         // MARK: R22: silenceSecondaryAudioHint
 
-        @Test func R22_anAmbientPlayerGetsSilenceSecondaryAudioHintBeginAndEnd() throws {
+        @Test func r22AnAmbientPlayerGetsSilenceSecondaryAudioHintBeginAndEnd() throws {
             let tmp = try Support.makeTemp("r22-client")
             defer { Support.removeTemp(tmp) }
             let long = try Support.makeTone(in: tmp, seconds: 120)
@@ -218,25 +218,4 @@ extension Integration {
             #expect(Client.objects(music).filter(Client.event("silenceSecondaryAudioHint")).isEmpty, "\(Client.log(music))")
         }
     }
-}
-
-/// A FIFO that a test writes `pw-session play --commands` lines to (the player's standard input).
-final class CommandPipe {
-    let path: String
-    private let fd: Int32
-
-    init(in dir: String) throws {
-        path = dir + "/commands-\(UInt32.random(in: 0...UInt32.max))"
-        guard mkfifo(path, 0o600) == 0 else { throw TestFailure("mkfifo \(path): \(String(cString: strerror(errno)))") }
-        // Read-write: the open does not wait for the reader, and the reader never sees end of file.
-        fd = open(path, O_RDWR)
-        guard fd >= 0 else { throw TestFailure("open \(path): \(String(cString: strerror(errno)))") }
-    }
-
-    func send(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    }
-
-    deinit { close(fd) }
 }

@@ -88,3 +88,50 @@ enum Client {
 
     static func int(_ o: [String: Any], _ key: String) -> Int? { (o[key] as? NSNumber)?.intValue }
 }
+
+/// The AudioSession library used in this process against a sandbox: its PipeWire
+/// variables are set for the duration of `body` (the library reads them when it
+/// connects) and restored afterwards: the suites that use it are serialized.
+func withLibrary<T>(in sandbox: Sandbox, _ body: () async throws -> T) async rethrows -> T {
+    let keys = ["PIPEWIRE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "PIPEWIRE_REMOTE"]
+    let saved = keys.map { k in (k, getenv(k).map { String(cString: $0) }) }
+    defer {
+        for (k, v) in saved {
+            if let v { setenv(k, v, 1) } else { unsetenv(k) }
+        }
+    }
+    for k in keys {
+        if let v = sandbox.environment[k] { setenv(k, v, 1) } else { unsetenv(k) }
+    }
+    return try await body()
+}
+
+extension Sandbox {
+    /// The ids of the PipeWire clients whose `application.name` is `name`.
+    func clients(application name: String) throws -> [Int] {
+        Sandbox.objects(try dump(), type: "PipeWire:Interface:Client").compactMap { c in
+            Sandbox.props(c)["application.name"] as? String == name ? c["id"] as? Int : nil
+        }
+    }
+}
+
+/// A FIFO that a test writes `pw-session play --commands` lines to (the player's standard input).
+final class CommandPipe {
+    let path: String
+    private let fd: Int32
+
+    init(in dir: String) throws {
+        path = dir + "/commands-\(UInt32.random(in: 0...UInt32.max))"
+        guard mkfifo(path, 0o600) == 0 else { throw TestFailure("mkfifo \(path): \(String(cString: strerror(errno)))") }
+        // Read-write: the open does not wait for the reader, and the reader never sees end of file.
+        fd = open(path, O_RDWR)
+        guard fd >= 0 else { throw TestFailure("open \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    func send(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    deinit { close(fd) }
+}

@@ -5,10 +5,6 @@ import Testing
 import Glibc
 #endif
 
-/// Every integration suite runs serialized under this parent: each starts daemons.
-@Suite(.serialized)
-struct Integration {}
-
 extension Integration {
     @Suite(.serialized)
     struct SandboxTests {

@@ -1,8 +1,13 @@
 import Foundation
 import Sandbox
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Every integration suite runs serialized under this parent: each starts daemons.
+@Suite(.serialized)
+struct Integration {}
 
 /// Shared helpers of the integration tests.
 enum Support {
@@ -138,4 +143,13 @@ struct TestFailure: Error, CustomStringConvertible {
 /// Lists the files below `dir` (relative paths).
 func filesBelow(_ dir: String) -> [String] {
     (FileManager.default.enumerator(atPath: dir)?.allObjects as? [String]) ?? []
+}
+
+/// Polls `condition` every 10 ms until it holds; throws after `timeout` seconds.
+func waitUntil(_ what: String, timeout: TimeInterval = 20, _ condition: () throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !(try condition()) {
+        if Date() >= deadline { throw TestFailure("timed out waiting for \(what)") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
 }

@@ -3,23 +3,6 @@ import AudioSessionModuleCore
 import SessionPolicy
 import Testing
 
-/// A recording sink that, like the module, asks for a flush on its next loop turn.
-final class DeferringEffectSink: EffectSink {
-    let recording = RecordingEffectSink()
-    var flushRequests = 0
-
-    func pause(_ node: UInt32) { recording.pause(node) }
-    func resume(_ node: UInt32) { recording.resume(node) }
-    func duck(_ node: UInt32, _ gain: Float, _ rampMilliseconds: UInt32) { recording.duck(node, gain, rampMilliseconds) }
-    func silence(_ node: UInt32, _ on: Bool) { recording.silence(node, on) }
-    func publish(_ subject: UInt32, _ key: String, _ type: String, _ value: String?) {
-        recording.publish(subject, key, type, value)
-    }
-    func log(_ level: LogLevel, _ message: String) { recording.log(level, message) }
-    var defersPropertyChanges: Bool { true }
-    func scheduleFlush() { flushRequests += 1 }
-}
-
 /// Module issue item 1: bursts of property changes are decided once, on the settled
 /// graph; nothing that keeps audio from leaking waits.
 @Suite struct DebounceTests {

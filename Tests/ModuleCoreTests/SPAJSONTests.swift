@@ -12,7 +12,7 @@ import Testing
         return nil
     }
 
-    @Test func objectWithEqualsColonAndNoCommas() throws {
+    @Test func anObjectMayUseEqualsOrColonsAndNoCommas() throws {
         let v = try parse("{ a = 1 b: \"two words\" c = [ x y z ] d = { e = f } }")
         #expect(v == .object([
             ("a", .string("1")), ("b", .string("two words")),
@@ -83,7 +83,7 @@ import Testing
         #expect(v == .object([("a", .string("1")), ("c", .string("#not a comment"))]))
     }
 
-    @Test func nonASCIIWordsAndKeys() throws {
+    @Test func nonASCIIWordsAndKeysAreRead() throws {
         #expect(try parse("{ café = naïve }") == .object([("café", .string("naïve"))]))
     }
 

@@ -4,7 +4,7 @@ import Testing
 @Suite("Repeated activation requests (R6, R16)")
 struct ActivationRequestTests {
     @Test("R6 R16 asking again for active=true after a refusal is answered when the request counter changes")
-    func repeatedRequestIsAnswered() {
+    func r6R16ARepeatedActivationRequestAfterARefusalIsAnswered() {
         var w = World()
         w.declared(1, "playAndRecord", mode: "voiceChat")
         _ = w.activate(1)

@@ -4,7 +4,7 @@ import Testing
 @Suite("Activation and arbitration (§5)")
 struct ArbitrationTests {
     @Test("R1 activating a non-mixable session interrupts the active non-mixable one: last in wins")
-    func r1() {
+    func r1ActivatingANonMixableSessionInterruptsTheActiveNonMixableOne() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         w.legacy(20, client: 2, role: "Music")
@@ -15,7 +15,7 @@ struct ArbitrationTests {
     }
 
     @Test("R2 a mixable session neither interrupts nor is interrupted by a non-mixable one")
-    func r2() {
+    func r2AMixableSessionNeitherInterruptsNorIsInterruptedByANonMixableOne() {
         var w = World()
         w.legacy(10, client: 1, role: nil)  // desktop profile: playback + mixWithOthers
         w.legacy(20, client: 2, role: "Music")
@@ -28,7 +28,7 @@ struct ArbitrationTests {
     }
 
     @Test("R3 duckOthers ducks other output from activation to deactivation, never stacking below the level")
-    func r3() {
+    func r3DuckOthersDucksOtherOutputFromActivationToDeactivationNeverStackingBelowTheLevel() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         w.legacy(20, client: 2, role: "Navigation")
@@ -42,7 +42,7 @@ struct ArbitrationTests {
     }
 
     @Test("R4 interruptSpokenAudioAndMixWithOthers interrupts spokenAudio sessions only")
-    func r4() {
+    func r4InterruptSpokenAudioAndMixWithOthersInterruptsSpokenAudioSessionsOnly() {
         var w = World()
         w.declared(1, "playback", mode: "spokenAudio")
         w.stream(10, client: 1)
@@ -59,7 +59,7 @@ struct ArbitrationTests {
     }
 
     @Test("R5 a category change applies at once to an active session, at next activation to an inactive one")
-    func r5() {
+    func r5ACategoryChangeAppliesAtOnceToAnActiveSessionAtNextActivationToAnInactiveOne() {
         var w = World()
         w.legacy(20, client: 2, role: "Music")
         w.play(20)
@@ -79,7 +79,7 @@ struct ArbitrationTests {
     }
 
     @Test("R6 activation fails with insufficientPriority during a call and cannotInterruptOthers when forbidden")
-    func r6() {
+    func r6ActivationFailsWithInsufficientPriorityDuringACallAndCannotInterruptOthersWhenForbidden() {
         var w = World()
         w.declared(1, "playAndRecord", mode: "voiceChat")
         _ = w.activate(1)
@@ -104,7 +104,7 @@ struct ArbitrationTests {
     }
 
     @Test("R7 deactivating with notifyOthersOnDeactivation ends interruptions with shouldResume; without it, without")
-    func r7() {
+    func r7DeactivatingWithNotifyOthersOnDeactivationEndsInterruptionsWithShouldResume() {
         for notifyOthers in [true, false] {
             var w = World()
             w.legacy(10, client: 1, role: "Music")
@@ -120,7 +120,7 @@ struct ArbitrationTests {
     }
 
     @Test("R8 deactivation with running streams succeeds with an isBusy warning")
-    func r8() {
+    func r8DeactivationWithRunningStreamsSucceedsWithAnIsBusyWarning() {
         var w = World()
         w.declared(1, "playback")
         w.stream(10, client: 1)
@@ -130,7 +130,7 @@ struct ArbitrationTests {
     }
 
     @Test("R10 the phone always wins: a call interrupts mixable sessions too, except accessibility")
-    func r10() {
+    func r10ThePhoneAlwaysWinsACallInterruptsMixableSessionsTooExceptAccessibility() {
         var w = World()
         w.legacy(10, client: 1, role: nil)
         w.legacy(30, client: 3, role: "Accessibility")

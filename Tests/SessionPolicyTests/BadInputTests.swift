@@ -9,7 +9,7 @@ struct BadInputTests {
     }
 
     @Test("§1 a valid declaration parses, with aliases and implied options")
-    func valid() throws {
+    func section1AValidDeclarationParsesWithAliasesAndImpliedOptions() throws {
         let d = try Declaration.parse([
             "audio.session.category": "playAndRecord", "audio.session.mode": "videoChat",
             "audio.session.options": " allowBluetooth , mixWithOthers",
@@ -22,7 +22,7 @@ struct BadInputTests {
     }
 
     @Test("§9 unknown names, wrong case, empty strings, duplicates are badParam")
-    func badParam() {
+    func section9UnknownNamesWrongCaseEmptyStringsAndDuplicatesAreBadParam() {
         let cases: [Properties] = [
             ["audio.session.category": "loud"],
             ["audio.session.category": "Playback"],
@@ -47,7 +47,7 @@ struct BadInputTests {
     }
 
     @Test("§3 and §4 modes and options outside their categories are incompatibleCategory")
-    func incompatible() {
+    func section3And4ModesAndOptionsOutsideTheirCategoriesAreIncompatibleCategory() {
         #expect(parse(["audio.session.category": "record", "audio.session.options": "duckOthers"])
             == SessionError(code: .incompatibleCategory, message: "The option duckOthers does not go with the category record. [§4]"))
         #expect(parse(["audio.session.category": "playback", "audio.session.mode": "voiceChat"])?.code == .incompatibleCategory)
@@ -59,7 +59,7 @@ struct BadInputTests {
     }
 
     @Test("§9 a refused declaration is an error effect and the previous one stays in force")
-    func refusedKeepsPrevious() {
+    func section9ARefusedDeclarationIsAnErrorEffectAndThePreviousOneStaysInForce() {
         var w = World()
         w.declared(1, "playback")
         let fx = w.set(1, ["audio.session.category": "Ambient"])
@@ -76,7 +76,7 @@ struct BadInputTests {
     }
 
     @Test("§9 bad input never traps and never changes another session")
-    func neverTraps() {
+    func section9BadInputNeverTrapsAndNeverChangesAnotherSession() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         w.play(10)
@@ -103,7 +103,7 @@ struct BadInputTests {
     }
 
     @Test("§1 role table and profiles")
-    func roles() {
+    func section1RoleTableAndProfiles() {
         var w = World { $0.profile = .ios }
         w.legacy(10, client: 1, role: nil)
         w.legacy(11, client: 1, role: "Production")
@@ -117,7 +117,7 @@ struct BadInputTests {
     }
 
     @Test("Publishing: a session's state and the global state are published when they change")
-    func publishing() {
+    func aSessionsStateAndTheGlobalStateArePublishedWhenTheyChange() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         let fx = w.when(.streamRunning(N(10), true))

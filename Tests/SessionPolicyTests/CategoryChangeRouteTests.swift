@@ -4,7 +4,7 @@ import Testing
 @Suite("Category change and the route (R5)")
 struct CategoryChangeRouteTests {
     @Test("R5 after a category change the next route change is reported with reason categoryChange, once")
-    func categoryChangeReason() {
+    func r5TheNextRouteChangeAfterACategoryChangeHasReasonCategoryChangeOnce() {
         var w = World()
         w.sink(50, speakerProps)
         w.sink(60, headphonesProps)

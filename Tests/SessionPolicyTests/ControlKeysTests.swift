@@ -4,7 +4,7 @@ import Testing
 @Suite("Control keys are not declarations")
 struct ControlKeysTests {
     @Test("a client that only sets audio.session.control.* is not a declared session")
-    func controlKeysDeclareNothing() {
+    func aClientThatOnlySetsControlKeysIsNotADeclaredSession() {
         var policy = SessionPolicy(configuration: PolicyConfiguration())
         _ = policy.handle(.clientAdded(ClientID(40), ["application.name": "pw-session", "audio.session.control.silent-mode": "true"]))
         #expect(policy.sessions.isEmpty)

@@ -7,8 +7,8 @@ import Testing
 @Suite("Derived state (caches and indexes)")
 struct DerivedStateTests {
     @Test("After every event of any sequence, cached traits and indexes equal a recomputation")
-    func consistentAfterEveryEvent() async {
-        await propertyCheck(count: 300, input: PropertyTests.events) { codes in
+    func cachedTraitsAndIndexesEqualARecomputationAfterEveryEvent() async {
+        await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
             var policy = SessionPolicy()
             for code in codes {
                 let event = RandomGraph.event(code)
@@ -35,7 +35,7 @@ struct DerivedStateTests {
     }
 
     @Test("A client's streams stay in node order whatever the order they come and go")
-    func nodeListOrder() {
+    func aClientsStreamsStayInNodeOrderWhateverTheOrderTheyComeAndGo() {
         var list: NodeList = []
         for raw: UInt32 in [7, 3, 9, 3, 1, 8] { list.insert(N(raw)) }
         #expect(list.sorted() == [N(1), N(3), N(7), N(8), N(9)])
@@ -46,7 +46,7 @@ struct DerivedStateTests {
     }
 
     @Test("R22 the hint reaches every active session when another client's primary audio starts and stops")
-    func hintFanOutReachesEveryActiveSession() {
+    func r22TheHintReachesEveryActiveSessionWhenAnotherClientsPrimaryAudioStartsAndStops() {
         var w = World()
         for i: UInt32 in 0..<5 {
             w.legacy(10 + i, client: 2 + i, role: nil)  // desktop: playback + mixWithOthers

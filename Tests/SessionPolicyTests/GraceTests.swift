@@ -23,7 +23,7 @@ struct GraceTests {
     }
 
     @Test("R7 R15 the prompt's end is held for the grace period, then the podcast resumes")
-    func resumeWaitsForTheGracePeriod() {
+    func r7R15ThePromptsEndIsHeldForTheGracePeriodThenThePodcastResumes() {
         var w = Self.podcastInterruptedByAPrompt()
         let gone = w.decide(.streamRemoved(N(20)))
         #expect(!gone.contains(.resume(N(10))), "\(gone)")
@@ -36,7 +36,7 @@ struct GraceTests {
     }
 
     @Test("R13 the program's next phrase within the grace period takes the interruption over: no ended, no second began")
-    func theNextPhraseTakesTheInterruptionOver() {
+    func r13TheProgramsNextPhraseWithinTheGracePeriodTakesTheInterruptionOver() {
         var w = Self.podcastInterruptedByAPrompt()
         let tokens = Self.timers(w.decide(.streamRemoved(N(20))))
         // The synthesizer's next stream, 18 ms later.
@@ -56,7 +56,7 @@ struct GraceTests {
     }
 
     @Test("R3 a ducker that goes keeps the music ducked through the grace period, then it comes back up")
-    func unduckWaitsForTheGracePeriod() {
+    func r3ADuckerThatGoesKeepsTheMusicDuckedThroughTheGracePeriod() {
         var w = Self.world()
         w.legacy(10, client: 2, role: "Music")
         w.play(10)
@@ -75,7 +75,7 @@ struct GraceTests {
     }
 
     @Test("R14 another program's session does not take over a held end")
-    func anotherProgramDoesNotTakeOver() {
+    func r14AnotherProgramsSessionDoesNotTakeOverAHeldEnd() {
         var w = Self.podcastInterruptedByAPrompt()
         let tokens = Self.timers(w.decide(.streamRemoved(N(20))))
         w.legacy(30, client: 4, role: "Music")
@@ -86,7 +86,7 @@ struct GraceTests {
     }
 
     @Test("R7 an explicit setActive(false, notifyOthersOnDeactivation) ends the interruption at once, grace or not")
-    func explicitDeactivationIsNotHeld() {
+    func r7AnExplicitDeactivationWithNotifyOthersEndsTheInterruptionAtOnce() {
         var w = Self.world()
         w.stream(10, client: 2, .output, ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"])
         w.play(10)
@@ -99,7 +99,7 @@ struct GraceTests {
     }
 
     @Test("without a grace period (the core's default) the end is immediate")
-    func noGraceIsImmediate() {
+    func withoutAGracePeriodTheEndIsImmediate() {
         var w = World()
         w.stream(10, client: 2, .output, ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"])
         w.play(10)
@@ -108,23 +108,5 @@ struct GraceTests {
         let gone = w.decide(.streamRemoved(N(20)))
         #expect(gone.contains(.resume(N(10))), "\(gone)")
         #expect(Self.timers(gone).isEmpty)
-    }
-}
-
-@Suite("Streams that never run")
-struct NeverRunningStreamTests {
-    @Test("R1 R3 a stream that is created but never runs (GStreamer pulsesink's probe) interrupts and ducks nobody")
-    func aProbeStreamDoesNothing() {
-        var w = World()
-        w.legacy(10, client: 2, role: "Music")
-        w.play(10)
-        // A wrapped prompt's probe stream, and a legacy navigation stream, neither running.
-        let probe = w.decide(.streamAdded(N(20), client: C(3), direction: .output,
-                                          ["audio.session.category": "playback", "audio.session.mode": "voicePrompt",
-                                           "audio.session.options": "duckOthers,interruptSpokenAudioAndMixWithOthers"]))
-        #expect(probe.isEmpty, "\(probe)")
-        w.legacy(30, client: 4, role: "Phone")
-        #expect(w.policy.sessions[legacyS(10)]?.interrupted == false)
-        #expect(w.decide(.streamRemoved(N(20)), .streamRemoved(N(30))).isEmpty)
     }
 }

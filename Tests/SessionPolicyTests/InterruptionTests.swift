@@ -4,7 +4,7 @@ import Testing
 @Suite("Interruptions (§6)")
 struct InterruptionTests {
     @Test("R11 interruption began is delivered after every stream of the session is paused")
-    func r11() {
+    func r11BeganIsDeliveredAfterEveryStreamOfTheSessionIsPaused() {
         var w = World()
         w.declared(1, "playback")
         w.stream(10, client: 1)
@@ -16,7 +16,7 @@ struct InterruptionTests {
     }
 
     @Test("R12 began carries the reason: default, builtInMicMuted, routeDisconnected")
-    func r12() {
+    func r12BeganCarriesTheReason() {
         var w = World()
         w.source(5, micProps)
         w.sink(50, headphonesProps)
@@ -43,7 +43,7 @@ struct InterruptionTests {
     }
 
     @Test("R13 a session interrupted again gets no second began")
-    func r13() {
+    func r13ASessionInterruptedAgainGetsNoSecondBegan() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         w.legacy(20, client: 2, role: "Music")
@@ -57,7 +57,7 @@ struct InterruptionTests {
     }
 
     @Test("R14 shouldResume only when the interrupter notified others and the session was playing")
-    func r14() {
+    func r14ShouldResumeOnlyWhenTheInterrupterNotifiedOthersAndTheSessionWasPlaying() {
         var w = World()
         w.declared(1, "playback")
         _ = w.activate(1)  // active but not playing
@@ -67,7 +67,7 @@ struct InterruptionTests {
     }
 
     @Test("R15 legacy streams are resumed by the policy on ended with shouldResume and stay paused otherwise")
-    func r15() {
+    func r15LegacyStreamsAreResumedByThePolicyOnEndedWithShouldResumeAndStayPausedOtherwise() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         w.legacy(20, client: 2, role: "Alarm")
@@ -85,7 +85,7 @@ struct InterruptionTests {
     }
 
     @Test("R16 a session that reactivates on its own goes through arbitration again")
-    func r16() {
+    func r16ASessionThatReactivatesOnItsOwnGoesThroughArbitrationAgain() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         w.legacy(20, client: 2, role: "Music")
@@ -101,7 +101,7 @@ struct InterruptionTests {
     }
 
     @Test("R17 alerts neither interrupt nor duck a session that prefers no interruptions from system alerts")
-    func r17() {
+    func r17AlertsNeitherInterruptNorDuckASessionThatPrefersNoInterruptionsFromSystemAlerts() {
         var w = World()
         w.declared(1, "playback", extra: ["audio.session.prefers-no-interruptions-from-system-alerts": "true"])
         w.stream(10, client: 1)
@@ -119,7 +119,7 @@ struct InterruptionTests {
     }
 
     @Test("R18 a program that pauses itself while interrupted is not resumed")
-    func r18() {
+    func r18AProgramThatPausesItselfWhileInterruptedIsNotResumed() {
         var w = World()
         w.declared(1, "playback")
         w.stream(10, client: 1)
@@ -131,7 +131,7 @@ struct InterruptionTests {
     }
 
     @Test("R19 a muted input interrupts with builtInMicMuted and ends on unmute; override keeps it running")
-    func r19() {
+    func r19AMutedInputInterruptsWithBuiltInMicMutedAndEndsOnUnmute() {
         var w = World()
         w.source(5, micProps)
         w.declared(1, "playAndRecord")

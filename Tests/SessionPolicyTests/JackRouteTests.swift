@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test("R30 jack out: the stream on the headphone port is paused, the port's switch to the speaker resumes nothing, and the route follows the port")
-    func r30JackOut() {
+    func r30JackOutPausesTheStreamOnTheHeadphonePortAndTheRouteFollowsThePort() {
         var w = World()
         w.sink(50, Self.card(port: "headphones"))
         w.legacy(20, client: 2, role: "Music")
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test("R33 the user choosing the speaker port on the card is not a loss: nothing is paused")
-    func r33UserPortChoice() {
+    func r33TheUserChoosingTheSpeakerPortIsNotALoss() {
         var w = World()
         w.sink(50, Self.card(port: "headphones"))
         w.legacy(20, client: 2, role: "Music")

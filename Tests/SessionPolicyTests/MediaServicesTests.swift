@@ -4,7 +4,7 @@ import Testing
 @Suite("Media services (§10)")
 struct MediaServicesTests {
     @Test("R40 a rebuild tells declared sessions mediaServicesWereLost then mediaServicesWereReset")
-    func r40() {
+    func r40ARebuildTellsDeclaredSessionsMediaServicesWereLostThenReset() {
         var w = World()
         w.declared(1, "playback")
         w.legacy(10, client: 2, role: "Music")
@@ -28,7 +28,7 @@ struct MediaServicesTests {
     }
 
     @Test("R41 the policy owns only what it adds: a restart undoes its own gains and touches nothing else")
-    func r41() {
+    func r41ARestartUndoesThePolicysOwnGainsAndTouchesNothingElse() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         w.legacy(20, client: 2, role: "Navigation")

@@ -2,154 +2,11 @@ import PropertyBased
 import SessionPolicy
 import Testing
 
-/// Random event sequences over a small graph: 3 clients, streams 10...15, headphones 50,
-/// speaker 60, microphone 5. Each UInt32 decodes into one event, so shrinking works on numbers.
-enum RandomGraph {
-    static let clientVariants: [Properties] = [
-        [:],
-        ["audio.session.category": "playback"],
-        ["audio.session.category": "ambient"],
-        ["audio.session.category": "playAndRecord", "audio.session.mode": "voiceChat"],
-        ["audio.session.category": "playback", "audio.session.mode": "voicePrompt",
-         "audio.session.options": "duckOthers,interruptSpokenAudioAndMixWithOthers"],
-        ["audio.session.category": "record"],
-        ["audio.session.category": "Playback"],
-        ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"],
-        ["audio.session.category": "playback", "audio.session.prefers-no-interruptions-from-system-alerts": "true"],
-        ["audio.session.category": "playback", "audio.session.prefers-interruption-on-route-disconnect": "true"],
-        ["audio.session.category": "soloAmbient", "audio.session.active": "true"],
-        ["audio.session.category": "playback", "audio.session.options": "duckOthers", "audio.session.active": "true"],
-        ["audio.session.category": "\u{FFFD}\u{0}", "audio.session.options": "mixWithOthers,mixWithOthers"],
-    ]
-    static let streamVariants: [Properties] = [
-        [:], ["media.role": "Music"], ["media.role": "Game"], ["media.role": "Notification"], ["media.role": "Alarm"],
-        ["media.role": "Phone"], ["media.role": "Navigation"], ["media.role": "Accessibility"],
-        ["media.role": "Production"], ["audio.session.category": "playback"], ["audio.session.mode": "bogus"],
-        ["media.role": "Movie"],
-    ]
-    static let endpointIDs: [UInt32] = [50, 60, 5]
-
-    static func endpointEvent(_ i: Int) -> Event {
-        switch i % 3 {
-        case 0: return .endpointAdded(N(50), kind: .sink, headphonesProps)
-        case 1: return .endpointAdded(N(60), kind: .sink, speakerProps)
-        default: return .endpointAdded(N(5), kind: .source, micProps)
-        }
-    }
-
-    static func event(_ code: UInt32) -> Event {
-        let k = Int(code)
-        let op = k % 22
-        let a = (k / 22) % 6
-        let b = (k / 132) % 6
-        let x = k / 792
-        let n = N(UInt32(10 + a))
-        let c = C(UInt32(a % 3 + 1))
-        switch op {
-        case 0: return .clientAdded(c, clientVariants[x % clientVariants.count])
-        case 1: return .clientChanged(c, clientVariants[x % clientVariants.count])
-        case 2: return .clientRemoved(c)
-        case 3: return .streamAdded(n, client: c, direction: a == 5 ? .input : .output, streamVariants[x % streamVariants.count])
-        case 4: return .streamChanged(n, streamVariants[x % streamVariants.count])
-        case 5, 6, 21: return .streamRunning(n, true)
-        case 7: return .streamRunning(n, false)
-        case 8: return .streamActivationRequested(n)
-        case 9: return .streamRemoved(n)
-        case 10: return endpointEvent(b)
-        case 11: return .endpointRemoved(N(endpointIDs[b % 3]))
-        case 12: return .endpointPortLost(N(50))
-        case 13: return .endpointPortRestored(N(50), headphonesProps)
-        case 14: return .endpointMuteChanged(N(5), muted: x % 2 == 0)
-        case 15:
-            let l = L(UInt32(100 + a * 6 + b % 3))
-            let e = N(endpointIDs[b % 3])
-            return a == 5 || b % 3 == 2 ? .linkAdded(l, output: N(5), input: n) : .linkAdded(l, output: n, input: e)
-        case 16: return .linkRemoved(L(UInt32(100 + a * 6 + b % 3)))
-        case 17: return .userRouteChoice(stream: n, endpoint: [N(50), N(60), nil][b % 3])
-        case 18: return .silentMode(x % 2 == 0)
-        case 19: return .screenLocked(x % 2 == 0)
-        default:
-            var props = clientVariants[1 + x % 4]
-            props["audio.session.active"] = x % 2 == 0 ? "true" : "false"
-            if x % 4 < 2 { props["audio.session.deactivation"] = "notifyOthersOnDeactivation" }
-            return .clientChanged(c, props)
-        }
-    }
-}
-
-/// Checks the invariants over every effect list the policy returns.
-struct InvariantChecker {
-    var policy = SessionPolicy()
-    var paused: Set<NodeID> = []
-    var interrupted: Set<SessionID> = []
-    var problems: [String] = []
-    /// A node its owner re-activated in this event: the policy confirms with `.resume`.
-    var ownerResumed: Set<NodeID> = []
-
-    mutating func run(_ event: Event) {
-        // The owner re-activating a node the policy paused undoes that pause (R16).
-        switch event {
-        case .streamActivationRequested(let n), .streamRunning(let n, true):
-            if policy.snapshot().streams[n]?.pausedByPolicy == true {
-                paused.remove(n)
-                ownerResumed = [n]
-            }
-        default: break
-        }
-        defer { ownerResumed = [] }
-        let effects = policy.handle(event)
-        check(event, effects)
-        // The module's echo of its own pauses and resumes.
-        for e in effects {
-            switch e {
-            case .pause(let n): check(.streamRunning(n, false), policy.handle(.streamRunning(n, false)))
-            case .resume(let n): check(.streamRunning(n, true), policy.handle(.streamRunning(n, true)))
-            default: break
-            }
-        }
-    }
-
-    mutating func check(_ event: Event, _ effects: [Effect]) {
-        let graph = policy.snapshot()
-        let level = policy.configuration.duckLevel
-        if case .streamRemoved(let n) = event { paused.remove(n) }
-        if case .streamAdded(let n, _, _, _) = event { paused.remove(n) }  // a re-announced node replaces the old one
-        if case .clientRemoved = event { paused = paused.filter { graph.streams[$0] != nil } }
-        for e in effects {
-            switch e {
-            case .pause(let n):
-                if graph.streams[n] == nil { problems.append("\(event): pause names unknown \(n)") }
-                if !paused.insert(n).inserted { problems.append("\(event): \(n) paused twice") }
-            case .resume(let n):
-                if graph.streams[n] == nil { problems.append("\(event): resume names unknown \(n)") }
-                if paused.remove(n) == nil && !ownerResumed.contains(n) { problems.append("\(event): \(n) resumed but not paused") }
-            case .duck(let n, let gain, _):
-                if graph.streams[n] == nil { problems.append("\(event): duck names unknown \(n)") }
-                if !(gain >= level && gain <= 1) { problems.append("\(event): duck gain \(gain) outside [\(level), 1]") }
-            case .silence(let n, _):
-                if graph.streams[n] == nil { problems.append("\(event): silence names unknown \(n)") }
-            case .notify(let s, .interruptionBegan):
-                if !interrupted.insert(s).inserted { problems.append("\(event): \(s) began twice") }
-            case .notify(let s, .interruptionEnded):
-                if interrupted.remove(s) == nil { problems.append("\(event): \(s) ended without began") }
-            default: break
-            }
-        }
-        let sessions = policy.sessions
-        interrupted = interrupted.filter { sessions[$0] != nil }
-        paused = paused.filter { graph.streams[$0] != nil }
-        let policyPaused = Set(graph.streams.filter { $0.value.pausedByPolicy }.map(\.key))
-        if policyPaused != paused { problems.append("\(event): paused by effects \(paused.sorted()) != policy's \(policyPaused.sorted())") }
-    }
-}
-
 @Suite("Invariants over random event sequences")
 struct PropertyTests {
-    static let events = Gen.uint32(in: 0...UInt32(792 * 60)).array(of: 1...80)
-
     @Test("Pauses match resumes or ends, effects name known streams, gains stay in [duck level, 1], began/ended alternate")
-    func invariants() async {
-        await propertyCheck(count: 300, input: Self.events) { codes in
+    func pausesMatchResumesEffectsNameKnownStreamsGainsStayInRangeBeganAndEndedAlternate() async {
+        await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
             var checker = InvariantChecker()
             for code in codes { checker.run(RandomGraph.event(code)) }
             // Every remaining pause is matched by the stream's end.
@@ -160,8 +17,8 @@ struct PropertyTests {
     }
 
     @Test("The state after any sequence equals the state rebuilt from a snapshot of the same graph")
-    func rebuild() async {
-        await propertyCheck(count: 300, input: Self.events, Self.events) { codes, more in
+    func theStateAfterAnySequenceEqualsTheStateRebuiltFromASnapshot() async {
+        await propertyCheck(count: 300, input: RandomGraph.sequences, RandomGraph.sequences) { codes, more in
             var original = SessionPolicy()
             for code in codes { _ = original.handle(RandomGraph.event(code)) }
             var rebuilt = SessionPolicy()

@@ -32,7 +32,7 @@ struct RelayTests {
     }
 
     @Test("a loopback's output stream is no session; the music's route is where the loopback plays")
-    func routeThroughTheLoopback() {
+    func aLoopbacksOutputStreamIsNoSessionAndTheMusicsRouteIsWhereTheLoopbackPlays() {
         var w = world()
         #expect(w.session(legacyS(30)) == nil)
         #expect(w.session(legacyS(10))?.route == Route(outputs: [headphonesPort]))
@@ -42,7 +42,7 @@ struct RelayTests {
     }
 
     @Test("the sink may come first: its output stream is a relay from the start")
-    func sinkFirst() {
+    func theSinkMayComeFirstItsOutputStreamIsARelayFromTheStart() {
         var w = World()
         w.sink(50, headphonesProps)
         w.sink(31, Self.loopbackSink("multimedia", group: "lb-1"))
@@ -57,7 +57,7 @@ struct RelayTests {
     }
 
     @Test("R30 behind a loopback: the music is paused, the shared loopback is not, and it stays so (R31)")
-    func lossBehindTheLoopback() {
+    func r30R31BehindALoopbackTheMusicIsPausedAndTheSharedLoopbackIsNot() {
         var w = world()
         w.legacy(11, client: 2, role: "Music")
         w.link(4, 11, 31)  // linked but not playing
@@ -75,14 +75,14 @@ struct RelayTests {
     }
 
     @Test("a stream the user placed on the loopback is paused when the output behind it goes")
-    func userPlacedOnTheLoopback() {
+    func aStreamTheUserPlacedOnTheLoopbackIsPausedWhenTheOutputBehindItGoes() {
         var w = world()
         _ = w.decide(.userRouteChoice(stream: N(10), endpoint: N(31)))
         #expect(w.decide(.endpointRemoved(N(50))).first == .pause(N(10)))
     }
 
     @Test("a loss of an output the loopback does not play on pauses nothing")
-    func otherOutputLost() {
+    func aLossOfAnOutputTheLoopbackDoesNotPlayOnPausesNothing() {
         var w = world()
         #expect(w.decide(.linkRemoved(L(1)), .linkAdded(L(3), output: N(30), input: N(60))) == [])
         var h = headphonesProps
@@ -92,7 +92,7 @@ struct RelayTests {
     }
 
     @Test("R3 a prompt through another loopback ducks the music, never a loopback")
-    func duckThroughLoopbacks() {
+    func r3APromptThroughAnotherLoopbackDucksTheMusicNeverALoopback() {
         var w = world()
         w.when(.streamAdded(N(40), client: C(9), direction: .output, Self.loopbackStream("navigation", group: "lb-2")))
         w.sink(41, Self.loopbackSink("navigation", group: "lb-2"))
@@ -109,7 +109,7 @@ struct RelayTests {
     }
 
     @Test("a stream the policy held becomes a relay when its sink appears: what the policy did is undone")
-    func adoptionUndoesThePolicy() {
+    func aStreamThePolicyHeldBecomesARelayWhenItsSinkAppearsAndThePolicyIsUndone() {
         var w = World()
         w.sink(50, headphonesProps)
         w.legacy(20, client: 3, role: "Navigation")
@@ -127,7 +127,7 @@ struct RelayTests {
     }
 
     @Test("a snapshot keeps the relays; a fresh graph listing one as a stream gets it as a relay")
-    func snapshots() {
+    func aSnapshotKeepsTheRelaysAndAFreshGraphGetsThemAsRelays() {
         let w = world()
         var restored = SessionPolicy()
         _ = restored.handle(.snapshot(w.policy.snapshot()))

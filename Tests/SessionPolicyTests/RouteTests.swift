@@ -12,7 +12,7 @@ struct RouteTests {
     }
 
     @Test("R30 private output lost pauses exactly the streams playing through it")
-    func r30() {
+    func r30PrivateOutputLostPausesExactlyTheStreamsPlayingThroughIt() {
         var w = world()
         w.legacy(10, client: 1, role: nil)
         w.legacy(11, client: 2, role: nil)
@@ -38,7 +38,7 @@ struct RouteTests {
     }
 
     @Test("R31 loss sends oldDeviceUnavailable, began(routeDisconnected) where preferred; no auto-resume unless configured")
-    func r31() {
+    func r31LossSendsOldDeviceUnavailableAndBeganWherePreferredWithoutAutoResume() {
         var w = world()
         w.declared(1, "playback", extra: ["audio.session.prefers-interruption-on-route-disconnect": "true"])
         w.stream(10, client: 1)
@@ -65,7 +65,7 @@ struct RouteTests {
     }
 
     @Test("R32 a new device sends newDeviceAvailable and playback continues")
-    func r32() {
+    func r32ANewDeviceSendsNewDeviceAvailableAndPlaybackContinues() {
         var w = World()
         w.sink(60, speakerProps)
         w.legacy(10, client: 1, role: "Music")
@@ -81,7 +81,7 @@ struct RouteTests {
     }
 
     @Test("R33 a route chosen by the user sends override and is never a loss")
-    func r33() {
+    func r33ARouteChosenByTheUserSendsOverrideAndIsNeverALoss() {
         var w = world()
         w.legacy(10, client: 1, role: "Music")
         w.link(1, 10, 50)
@@ -95,7 +95,7 @@ struct RouteTests {
     }
 
     @Test("R33 overrideOutputAudioPort(.speaker) and (.none) of a declared session send override once each; the override is no loss")
-    func r33OverrideOutputAudioPort() {
+    func r33OverrideOutputAudioPortSpeakerAndNoneSendOverrideOnceEachAndAreNoLoss() {
         var w = world()
         let base: Properties = ["application.name": "player", "audio.session.category": "playback"]
         w.client(1, base)
@@ -125,7 +125,7 @@ struct RouteTests {
     }
 
     @Test("R34 defaultToSpeaker routes playAndRecord to the speaker instead of the receiver without a private output")
-    func r34() {
+    func r34DefaultToSpeakerRoutesPlayAndRecordToTheSpeakerWithoutAPrivateOutput() {
         var w = World()
         w.sink(60, speakerProps)
         w.declared(1, "playAndRecord", options: "defaultToSpeaker")
@@ -138,7 +138,7 @@ struct RouteTests {
     }
 
     @Test("§8 port types from node and device properties")
-    func portTypes() {
+    func section8PortTypesComeFromNodeAndDeviceProperties() {
         #expect(Port.from(headphonesProps, kind: .sink).type == .headphones)
         #expect(Port.from(speakerProps, kind: .sink).type == .builtInSpeaker)
         #expect(Port.from(micProps, kind: .source).type == .builtInMic)
@@ -151,31 +151,5 @@ struct RouteTests {
         #expect(Port.from(["device.api": "alsa", "device.form-factor": "car"], kind: .sink).type == .carAudio)
         #expect(Port.from(["factory.name": "support.null-audio-sink"], kind: .sink).type == .virtual)
         #expect(Port.from([:], kind: .sink) == Port(name: "", uid: "", type: .virtual))
-    }
-}
-
-@Suite struct StreamCarriedDeclarationTests {
-    @Test("R1 a session whose declaration came from a stream that goes away takes its next stream's, and is arbitrated again")
-    func r1DeclarationFromARemovedStream() {
-        var w = World()
-        w.sink(50, headphonesProps)
-        w.client(1, ["application.name": "wrapped"])
-        w.stream(10, client: 1, .output, ["audio.session.category": "ambient"])
-        w.stream(11, client: 1, .output, ["audio.session.category": "playback"])
-        w.link(1, 10, 50)
-        w.link(2, 11, 50)
-        w.play(10)
-        w.play(11)
-        // The ambient declaration (first stream) mixes with legacy music.
-        w.legacy(20, client: 2, role: "Music")
-        w.link(3, 20, 50)
-        w.play(20)
-        #expect(w.session(clientS(1))?.category == .ambient)
-        #expect(w.session(legacyS(20))?.active == true)
-        // The ambient stream goes: the client is now a non-mixable playback session (R1).
-        let effects = w.decide(.streamRemoved(N(10)))
-        #expect(w.session(clientS(1))?.category == .playback)
-        #expect(effects.contains(.pause(N(20))), "\(effects)")
-        #expect(effects.contains(began(legacyS(20))), "\(effects)")
     }
 }

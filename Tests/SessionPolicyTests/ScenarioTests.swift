@@ -4,7 +4,7 @@ import Testing
 @Suite("Scenarios (§11)")
 struct ScenarioTests {
     @Test("S1 language app: playback plays with the screen locked and in silent mode; other audio is interrupted")
-    func s1() {
+    func s1ALanguageAppPlaysWithTheScreenLockedAndInSilentModeAndInterruptsOtherAudio() {
         var w = World()
         w.legacy(20, client: 2, role: "Music")
         w.play(20)
@@ -17,7 +17,7 @@ struct ScenarioTests {
     }
 
     @Test("S2 VoIP call interrupts music, which resumes after the call; a ringtone during the call is held back")
-    func s2() {
+    func s2AVoIPCallInterruptsMusicWhichResumesAfterItAndHoldsBackARingtone() {
         var w = World()
         w.legacy(10, client: 2, role: "Music")
         w.play(10)
@@ -32,7 +32,7 @@ struct ScenarioTests {
     }
 
     @Test("S3 game: ambient when other audio plays at launch, soloAmbient otherwise; silenced by silent mode")
-    func s3() {
+    func s3AGameIsAmbientWhenOtherAudioPlaysAtLaunchSoloAmbientOtherwise() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         w.legacy(20, client: 2, role: "Game")
@@ -49,7 +49,7 @@ struct ScenarioTests {
     }
 
     @Test("S4 navigation prompt ducks music to the duck level and back; a podcast pauses and resumes")
-    func s4() {
+    func s4ANavigationPromptDucksMusicAndPausesAPodcastWhichBothComeBack() {
         let nav: (inout World) -> Void = { w in
             w.declared(1, "playback", mode: "voicePrompt", options: "duckOthers,interruptSpokenAudioAndMixWithOthers")
         }
@@ -71,7 +71,7 @@ struct ScenarioTests {
     }
 
     @Test("S5 blog app: UI sounds as alerts never interrupt anything")
-    func s5() {
+    func s5UISoundsAsAlertsNeverInterruptAnything() {
         var w = World()
         w.legacy(10, client: 2, role: "Music")
         w.play(10)
@@ -84,7 +84,7 @@ struct ScenarioTests {
     }
 
     @Test("S6 music app A interrupted by music app B does not resume when B ends")
-    func s6() {
+    func s6MusicAppAInterruptedByMusicAppBDoesNotResumeWhenBEnds() {
         var w = World()
         w.legacy(10, client: 1, role: "Music")
         w.legacy(20, client: 2, role: "Music")
@@ -96,7 +96,7 @@ struct ScenarioTests {
     }
 
     @Test("S7 headphones unplugged: music pauses, nothing reaches the speakers, plugging back does not restart it")
-    func s7() {
+    func s7UnpluggedHeadphonesPauseTheMusicAndNothingReachesTheSpeakers() {
         var w = World()
         w.sink(50, headphonesProps)
         w.sink(60, speakerProps)
@@ -113,7 +113,7 @@ struct ScenarioTests {
     }
 
     @Test("S8 podcast interrupted by a call resumes when the call is declined, or when it ends later")
-    func s8() {
+    func s8APodcastInterruptedByACallResumesWhenTheCallIsDeclinedOrEnds() {
         for accepted in [false, true] {
             var w = World()
             w.legacy(10, client: 1, role: "Music")

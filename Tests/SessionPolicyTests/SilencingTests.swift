@@ -4,7 +4,7 @@ import Testing
 @Suite("Silencing (§7)")
 struct SilencingTests {
     @Test("R20 silent mode and screen lock silence ambient and soloAmbient output, not playback")
-    func r20() {
+    func r20SilentModeAndScreenLockSilenceAmbientAndSoloAmbientOutputNotPlayback() {
         var w = World()
         w.declared(1, "ambient")
         w.stream(10, client: 1)
@@ -25,7 +25,7 @@ struct SilencingTests {
     }
 
     @Test("R21 an active record session silences alerts and ambient output")
-    func r21() {
+    func r21AnActiveRecordSessionSilencesAlertsAndAmbientOutput() {
         var w = World()
         w.legacy(10, client: 1, role: "Notification")
         w.declared(3, "ambient")
@@ -38,7 +38,7 @@ struct SilencingTests {
     }
 
     @Test("R22 silenceSecondaryAudioHint flips with other primary audio; isOtherAudioPlaying counts ambient")
-    func r22() {
+    func r22SilenceSecondaryAudioHintFlipsWithOtherPrimaryAudio() {
         var w = World()
         w.declared(1, "ambient")
         w.stream(10, client: 1)

@@ -2,57 +2,6 @@ import AudioSession
 import Foundation
 import Testing
 
-/// No PipeWire is reachable here: every refusal below is made before anything is sent.
-private func offlineSession() -> AudioSession {
-    setenv("PIPEWIRE_REMOTE", "/nonexistent/audio-session-test-socket", 1)
-    return AudioSession(configuration: .init(activationTimeout: .milliseconds(300)))
-}
-
-@Suite struct DeclarationValidationTests {
-    @Test func section4_anInvalidOptionIsRefusedBeforeAnythingIsSentAndThePreviousDeclarationStays() throws {
-        let s = offlineSession()
-        try s.setCategory(.playback, mode: .spokenAudio)
-        #expect(throws: SessionError.self) { try s.setCategory(.record, options: .duckOthers) }
-        do {
-            try s.setCategory(.record, options: .duckOthers)
-        } catch {
-            #expect(error.code == .incompatibleCategory)
-            #expect(error.message.contains("[§4]"))
-        }
-        #expect(s.category == .playback)
-        #expect(s.mode == .spokenAudio)
-    }
-
-    @Test func section3_aModeTheCategoryDoesNotAcceptIsRefused() throws {
-        let s = offlineSession()
-        do {
-            try s.setCategory(.playAndRecord, mode: .voicePrompt)
-            Issue.record("accepted voicePrompt for playAndRecord")
-        } catch {
-            #expect(error.code == .incompatibleCategory)
-        }
-        try s.setCategory(.playback)
-        do {
-            try s.setMode(.voiceChat)
-            Issue.record("accepted voiceChat for playback")
-        } catch {
-            #expect(error.code == .incompatibleCategory)
-        }
-        #expect(s.mode == .default)
-    }
-
-    @Test func availableModesFollowTheCategory() throws {
-        let s = offlineSession()
-        try s.setCategory(.playAndRecord)
-        #expect(s.availableModes.contains(.voiceChat))
-        #expect(!s.availableModes.contains(.voicePrompt))
-        try s.setCategory(.playback)
-        #expect(s.availableModes.contains(.voicePrompt))
-        #expect(!s.availableModes.contains(.voiceChat))
-        #expect(s.availableCategories.count == 6)
-    }
-}
-
 @Suite struct MetadataDecodingTests {
     @Test func anActivationRefusalDecodesWithItsCodeAndSentence() throws {
         let json = #"{"seq":7,"session":{"kind":"client","id":42},"type":"activation","ok":false,"error":{"code":"insufficientPriority","message":"R6: a call holds audio"}}"#
@@ -99,23 +48,5 @@ private func offlineSession() -> AudioSession {
         let g = try #require(PolicyMetadata.decode(GlobalState.self, from: global))
         #expect(g.silentMode)
         #expect(g.currentRoute.route.outputs.first?.type == .builtInSpeaker)
-    }
-}
-
-@Suite struct OfflineSessionTests {
-    /// Without PipeWire the library keeps trying to connect. libpipewire 0.3.65's
-    /// failed connect could close a descriptor twice, closing whatever another thread
-    /// had opened meanwhile (it ended this test process early, with status 0).
-    @Test func anAudioSessionWithoutPipeWireLeavesTheProcessDescriptorsAlone() async throws {
-        var fds: [Int32] = [-1, -1]
-        #expect(pipe(&fds) == 0)
-        defer { close(fds[0]); close(fds[1]) }
-        let s = offlineSession()
-        try s.setCategory(.playback)
-        // Long enough for several reconnect attempts (reconnectInterval).
-        try await Task.sleep(for: .seconds(3))
-        #expect(fcntl(fds[0], F_GETFD) != -1)
-        #expect(fcntl(fds[1], F_GETFD) != -1)
-        #expect(s.category == .playback)
     }
 }

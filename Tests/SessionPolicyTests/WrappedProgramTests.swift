@@ -1,10 +1,12 @@
 import SessionPolicy
 import Testing
 
-/// Policy fixes found by the module's integration tests on the live graph.
-@Suite struct ModuleFindingsTests {
+/// Wrapped programs, whose declaration reaches the policy on their stream or their client
+/// (PULSE_PROP), and clients of the AudioSession library (first found by the module's
+/// integration tests on the live graph).
+@Suite struct WrappedProgramTests {
     @Test("R7 S2 a wrapped program's stream-carried notifyOthersOnDeactivation resumes the music when its stream goes")
-    func streamCarriedNotifyOthers() {
+    func r7S2AWrappedProgramsStreamCarriedNotifyOthersResumesTheMusicWhenItsStreamGoes() {
         var w = World()
         w.legacy(10, client: 2, role: "Music")
         w.play(10)
@@ -18,26 +20,8 @@ import Testing
         #expect(out.contains(.resume(N(10))), "\(out)")
     }
 
-    @Test("R3 a ducked session's published duckGain follows the duck")
-    func publishedDuckGain() {
-        var w = World()
-        w.legacy(10, client: 2, role: "Music")
-        w.play(10)
-        w.legacy(20, client: 3, role: "Navigation")
-        let out = w.when(.streamRunning(N(20), true))
-        #expect(out.contains(.duck(N(10), gain: 0.2, rampMilliseconds: 250)), "\(out)")
-        #expect(w.session(legacyS(10))?.duckGain == 0.2)
-        let published = out.contains {
-            if case .publishSession(let s, let snap) = $0 { return s == legacyS(10) && snap?.duckGain == 0.2 }
-            return false
-        }
-        #expect(published, "\(out)")
-    }
-}
-
-@Suite struct WrappedProgramTests {
     @Test("R15 S4 a wrapped spokenAudio program (declaration on its stream) is resumed by the policy after the prompt")
-    func wrappedPodcastResumes() {
+    func r15S4AWrappedSpokenAudioProgramIsResumedByThePolicyAfterThePrompt() {
         var w = World()
         w.stream(10, client: 2, .output, ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"])
         w.play(10)
@@ -49,7 +33,7 @@ import Testing
     }
 
     @Test("R15 S4 a PulseAudio program wrapped with PULSE_PROP (declaration on its client and its stream) is resumed by the policy")
-    func pulseWrappedPodcastResumes() {
+    func r15S4APulseAudioProgramWrappedWithPulsePropIsResumedByThePolicy() {
         var w = World()
         let podcast: Properties = ["audio.session.category": "playback", "audio.session.mode": "spokenAudio"]
         w.declared(2, "playback", mode: "spokenAudio", library: false)
@@ -63,7 +47,7 @@ import Testing
     }
 
     @Test("R15 a client of the AudioSession library resumes itself: the policy only tells it")
-    func libraryClientResumesItself() {
+    func r15AClientOfTheAudioSessionLibraryResumesItself() {
         var w = World()
         w.declared(2, "playback", mode: "spokenAudio")
         w.stream(10, client: 2)
