@@ -21,7 +21,10 @@ let package = Package(
     targets: [
         // Apple's audio-session rules as a pure state machine. Standard library only:
         // it is loaded into the PipeWire daemon.
-        .target(name: "SessionPolicy"),
+        .target(name: "SessionPolicy", dependencies: ["AudioSessionVocabulary"]),
+        // The words applications and the policy share: category, mode, options, ports,
+        // routes, notifications, errors and the declaration's property keys.
+        .target(name: "AudioSessionVocabulary"),
 
         // libpipewire-0.3 headers and link flags, from pkg-config.
         .systemLibrary(
@@ -41,7 +44,7 @@ let package = Package(
         .target(name: "Sandbox"),
 
         // The AVAudioSession-like client library for applications.
-        .target(name: "AudioSession", dependencies: ["CPipeWireShim", "SessionPolicy"]),
+        .target(name: "AudioSession", dependencies: ["CPipeWireShim", "AudioSessionVocabulary", "SessionPolicy"]),
         // pw-session mpris-bridge: MPRIS players paused and resumed with the policy's pauses.
         .target(name: "MPRISBridge", dependencies: ["AudioSession", "Sandbox"]),
         .executableTarget(

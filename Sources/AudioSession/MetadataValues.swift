@@ -1,5 +1,5 @@
 import Foundation
-import SessionPolicy
+import AudioSessionVocabulary
 
 /// The JSON documents the module publishes in the `audio-session` metadata
 /// (`AudioSessionModuleCore.MetadataFormat`, docs/metadata.md), decoded.

@@ -15,7 +15,7 @@
 import CPipeWire
 import CPipeWireShim
 import Foundation
-import SessionPolicy
+import AudioSessionVocabulary
 
 /// What the connection reports (on the PipeWire loop thread).
 enum PipeWireEvent: Sendable {

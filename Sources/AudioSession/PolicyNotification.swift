@@ -1,5 +1,5 @@
 // No Foundation here: its `Notification` would shadow the policy's.
-import SessionPolicy
+import AudioSessionVocabulary
 
 /// What an `audio-session.event` says: the policy's own `Notification` (SessionPolicy),
 /// decoded from the document the module published (`PolicyEvent.decode`). One type

@@ -1,4 +1,4 @@
-/// Identifiers of PipeWire graph objects, as distinct types (STYLE: ids are not bare `UInt32`).
+/// Identifiers of PipeWire graph objects, as distinct types: an id is never a bare `UInt32`.
 
 /// A PipeWire client (one connection, `pw_impl_client`): the owner of a declared session.
 public struct ClientID: Hashable, Comparable, Sendable, CustomStringConvertible {
@@ -64,16 +64,8 @@ public enum SessionID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A PipeWire property dictionary as received (`struct spa_dict`), decoded with repair.
-public typealias Properties = [String: String]
-
 /// The direction of a stream node: `output` plays (`Stream/Output/Audio`),
 /// `input` captures (`Stream/Input/Audio`).
 public enum StreamDirection: String, Sendable, Hashable, CaseIterable {
     case output, input
-}
-
-/// The kind of an endpoint node: `Audio/Sink` or `Audio/Source`.
-public enum EndpointKind: String, Sendable, Hashable, CaseIterable {
-    case sink, source
 }

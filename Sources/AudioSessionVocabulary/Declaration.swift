@@ -83,7 +83,7 @@ extension Declaration {
     }
 
     /// `parse(_:)` of the declaration values already read from a property set.
-    static func parse(_ values: DeclarationValues) -> Result<Declaration?, SessionError> {
+    package static func parse(_ values: DeclarationValues) -> Result<Declaration?, SessionError> {
         let categoryValue = values.category
         let modeValue = values.mode
         let optionsValue = values.options
@@ -166,7 +166,7 @@ extension Declaration {
         return nil
     }
 
-    static func parseBool(_ v: String) -> Bool? {
+    package static func parseBool(_ v: String) -> Bool? {
         switch v {
         case "true": return true
         case "false": return false
@@ -185,35 +185,18 @@ extension Declaration {
 /// The values of the keys a declaration is parsed from (`Declaration.parse`), read once from
 /// a property set: a property change compares them with the previous set's and parses them,
 /// without looking the (long) keys up again.
-struct DeclarationValues: Equatable {
-    var category: String?
-    var mode: String?
-    var options: String?
-    var prefersNoInterruptionsFromSystemAlerts: String?
-    var prefersInterruptionOnRouteDisconnect: String?
+package struct DeclarationValues: Equatable {
+    package var category: String?
+    package var mode: String?
+    package var options: String?
+    package var prefersNoInterruptionsFromSystemAlerts: String?
+    package var prefersInterruptionOnRouteDisconnect: String?
 
-    init(_ props: Properties) {
+    package init(_ props: Properties) {
         category = props[DeclarationKey.category]
         mode = props[DeclarationKey.mode]
         options = props[DeclarationKey.options]
         prefersNoInterruptionsFromSystemAlerts = props[DeclarationKey.prefersNoInterruptionsFromSystemAlerts]
         prefersInterruptionOnRouteDisconnect = props[DeclarationKey.prefersInterruptionOnRouteDisconnect]
-    }
-}
-
-/// What the policy reads from a client's own properties when they change: the declaration
-/// values and the name (`applicationName(_:stream:)` reads the client's first). Kept per
-/// client (`SessionPolicy.clientKeys`) so that a change compares the new set with the old
-/// one without looking the old set's keys up again.
-struct ClientKeys: Equatable {
-    var declaration: DeclarationValues
-    var applicationName: String?
-    /// `audio.session.output-override` ("" when absent).
-    var outputOverride: String
-
-    init(_ props: Properties) {
-        declaration = DeclarationValues(props)
-        applicationName = props["application.name"] ?? props["application.process.binary"]
-        outputOverride = props[DeclarationKey.outputOverride] ?? ""
     }
 }
