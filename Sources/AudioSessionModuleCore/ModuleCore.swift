@@ -21,6 +21,11 @@ public final class ModuleCore {
         self.effects = effects
     }
 
+    /// The port of each sink and source, from the module's reads of their devices' routes.
+    var endpointRoutes = EndpointRoutes()
+    /// The capture streams that record a sink's monitor: no session (`MonitorStreams`).
+    var monitorStreams = MonitorStreams()
+
     /// The global switches each client last asked for (see `Control`).
     var controlRequests: [ClientID: [Control.Switch: Bool]] = [:]
 
@@ -62,7 +67,13 @@ public final class ModuleCore {
     /// the held changes first, so the policy sees the graph in order, and is itself
     /// decided at once: a pause that keeps audio from leaking never waits.
     public func handle(_ received: Event) {
-        let event = vetted(received)
+        guard monitorStreams.admits(received) else { return }
+        submit(withPorts(received), received: received)
+    }
+
+    /// `handle` for an event that has its endpoint's port already (`withPorts`).
+    func submit(_ ported: Event, received: Event) {
+        let event = vetted(ported)
         if effects.defersPropertyChanges, let object = Self.coalescing(event) {
             if pendingChanges.isEmpty { effects.scheduleFlush() }
             pendingOrder &+= 1
@@ -94,11 +105,12 @@ public final class ModuleCore {
         for effect in policy.publishedState() { run(effect) }
     }
 
-    /// How many per-client and per-stream records the module core holds (identities,
-    /// switch requests, accepted declarations, refusals): 0 once every object is gone.
+    /// How many per-client, per-stream and per-endpoint records the module core holds
+    /// (identities, switch requests, accepted declarations, refusals, player reports,
+    /// endpoint ports, monitor recorders): 0 once every object is gone.
     public var recordCount: Int {
         identities.count + controlRequests.count + acceptedDeclarations.count + refusals.count + pendingChanges.count
-            + playerReports.count
+            + playerReports.count + endpointRoutes.count + monitorStreams.count
     }
 
     /// How many property changes wait for `flush()`.
