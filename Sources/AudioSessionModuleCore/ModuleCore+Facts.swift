@@ -18,9 +18,12 @@ extension ModuleCore {
 
     /// The stream's node was made active by someone other than the module
     /// (`as_core_stream_activated`): its owner's activation request (R16) when the policy
-    /// holds the stream paused; otherwise nothing (the node's running state follows).
+    /// holds the stream paused, or when the module's pause still held the node after the
+    /// policy let go of it (`releasedPauses`: the program's own start is arbitrated before
+    /// it plays); otherwise nothing (the node's running state follows).
     public func streamActivated(_ n: NodeID) {
-        guard policy.snapshot().streams[n]?.pausedByPolicy == true else { return }
+        let released = releasedPauses.remove(n) != nil
+        guard released || policy.snapshot().streams[n]?.pausedByPolicy == true else { return }
         effects.log(.info, "stream \(n.raw) re-activated by its owner")
         handle(.streamActivationRequested(n))
     }

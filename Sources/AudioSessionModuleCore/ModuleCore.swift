@@ -25,6 +25,11 @@ public final class ModuleCore {
     var endpointRoutes = EndpointRoutes()
     /// The capture streams that record a sink's monitor: no session (`MonitorStreams`).
     var monitorStreams = MonitorStreams()
+    /// Streams the policy let go of while the module's pause still holds their node (the
+    /// MPRIS bridge reported that their player paused itself): their owner's re-activation
+    /// is still an activation request (`streamActivated`), until the module pauses or
+    /// resumes them again.
+    var releasedPauses: Set<NodeID> = []
 
     /// The global switches each client last asked for (see `Control`).
     var controlRequests: [ClientID: [Control.Switch: Bool]] = [:]
@@ -110,7 +115,7 @@ public final class ModuleCore {
     /// endpoint ports, monitor recorders): 0 once every object is gone.
     public var recordCount: Int {
         identities.count + controlRequests.count + acceptedDeclarations.count + refusals.count + pendingChanges.count
-            + playerReports.count + endpointRoutes.count + monitorStreams.count
+            + playerReports.count + endpointRoutes.count + monitorStreams.count + releasedPauses.count
     }
 
     /// How many property changes wait for `flush()`.
@@ -139,6 +144,7 @@ public final class ModuleCore {
             identities[client] = nil
             if playerReports.removeValue(forKey: client) != nil { publishPlayers() }
         case .streamRemoved(let node):
+            releasedPauses.remove(node)
             if publishedPlayers[node] != nil { publishPlayers() }
         default:
             break
@@ -249,6 +255,7 @@ public final class ModuleCore {
         playerReports[client] = reports
         for node in reports.released.subtracting(before).sorted() {
             effects.log(.info, "\(client): the player of \(node) has paused itself; the policy lets go of its pause")
+            if policy.snapshot().streams[node]?.pausedByPolicy == true { releasedPauses.insert(node) }
             for effect in policy.handle(.streamReleasedToProgram(node)) { run(effect) }
         }
         publishPlayers()
@@ -298,8 +305,10 @@ public final class ModuleCore {
     func run(_ effect: Effect) {
         switch effect {
         case .pause(let node):
+            releasedPauses.remove(node)
             effects.pause(node.raw)
         case .resume(let node):
+            releasedPauses.remove(node)
             effects.resume(node.raw)
         case .duck(let node, let gain, let ramp):
             effects.duck(node.raw, gain, ramp)

@@ -229,6 +229,27 @@ import Testing
         #expect(core.policy.snapshot() == before)
     }
 
+    /// The MPRIS bridge reports that the music's player paused itself: the policy lets go
+    /// of the stream, the module's pause still holds its node. The player's own start is
+    /// still an activation request, arbitrated before it plays (refused: the call goes on).
+    @Test func activatingAStreamReleasedToItsProgramIsStillARequest() {
+        let (core, sink) = Self.interrupted()
+        let music = NodeID(Recorded.musicStreamID)
+        core.daemonUserID = 1000
+        core.setIdentity(ClientIdentity(executable: "/usr/bin/pw-session", uid: 1000, sandboxed: false), of: ClientID(70))
+        core.handle(.clientAdded(ClientID(70), ["application.name": "pw-session",
+                                                PlayerReports.releasedKey: "\(music.raw)"]))
+        #expect(core.policy.snapshot().streams[music]?.pausedByPolicy == false)
+        _ = sink.take()
+        core.streamActivated(music)
+        #expect(sink.take().pausedNodes == [music.raw])
+        #expect(core.policy.snapshot().streams[music]?.pausedByPolicy == true)
+        // Once is enough: the policy holds it again, and nothing is left to remember.
+        core.handle(.clientRemoved(ClientID(70)))
+        core.undoPauses()
+        #expect(sink.take().resumedNodes == [music.raw])
+    }
+
     /// The module goes away: exactly the streams the policy holds paused are resumed (R41).
     @Test func undoPausesResumesWhatThePolicyHoldsPaused() {
         let (core, sink) = Self.interrupted()
