@@ -46,12 +46,19 @@
  *   still destroy it (a registry destroy needs no write permission): the module
  *   then creates it again and writes the current state into it.
  *
- * Sinks and sources are described to the core with their device's properties
- * and the port type of the device's active route. A jack pulled out keeps the
- * sink node: the module reads the card's EnumRoute/Route params whenever the
- * device's params change, and reports the port's loss (its route became
- * unavailable), the port the card switched to, and the port's return. A port
- * the user selects while the old one is still available is never a loss.
+ * Sinks and sources are described to the core with their device's properties.
+ * A jack pulled out keeps the sink node: the module reads the card's
+ * EnumRoute/Route params whenever the device's params change and reports, for
+ * each of the card's endpoints, the active route (name, port type,
+ * availability) and the routes that are unavailable. The core keeps each
+ * endpoint's port and decides what a change is: the port's loss, the user's
+ * choice of another port (never a loss) or the port's return.
+ *
+ * The module reports facts and runs effects; it decides nothing itself. Every
+ * audio stream is reported, a sink's monitor recorder included (the core
+ * decides it is observation, not a session), and so is the activation of a
+ * stream's node by anyone but the module (the core decides whether it is an
+ * activation request: when it holds the stream paused).
  *
  * Every output stream is reported with its properties, loopbacks' included: the
  * core recognises the output stream of a virtual sink (a loopback, WirePlumber
@@ -178,7 +185,6 @@ struct node_entry {
 	struct spa_hook listener;
 	struct as_gain gain;		/**< the module's duck/silence on this stream */
 	unsigned int running:1;
-	unsigned int paused_by_policy:1;	/**< the core asked for the pause */
 	unsigned int changing_active:1;	/**< set_active() from here is in progress */
 	unsigned int removed:1;
 	unsigned int is_source:1;	/**< an endpoint of kind AS_ENDPOINT_SOURCE */
@@ -186,11 +192,6 @@ struct node_entry {
 	/* An ALSA-style endpoint: a port (route) of a device's profile device. */
 	uint32_t device_id;		/**< `device.id`, or SPA_ID_INVALID */
 	int32_t profile_device;		/**< `card.profile.device`, or -1 */
-	unsigned int has_route:1;	/**< route_name/port_type are known */
-	unsigned int route_lost:1;	/**< its port became unavailable (jack out) */
-	char route_name[AS_ROUTE_NAME_MAX];
-	char port_type[AS_ROUTE_TYPE_MAX];
-	char lost_route[AS_ROUTE_NAME_MAX];
 };
 
 struct device_entry {
@@ -281,36 +282,29 @@ static struct device_entry *find_device(struct impl *impl, uint32_t id)
 	return NULL;
 }
 
-static void endpoint_take_route(struct node_entry *n, const struct as_route_set *set);
-
-/** An endpoint as the core sees it: the node's properties, its device's where
- * the node has none, and the port type of the device's active route. NULL when
- * there is nothing to add (or no memory): use the node's own. */
+/** An endpoint as the core sees it: the node's properties, and its device's where
+ * the node has none. NULL when there is nothing to add (no device known, or no
+ * memory): use the node's own. */
 static struct pw_properties *endpoint_props(struct impl *impl, struct node_entry *n,
 		const struct spa_dict *node_props)
 {
 	struct device_entry *d = find_device(impl, n->device_id);
+	const struct pw_properties *dp;
 	struct pw_properties *merged;
 	const struct spa_dict_item *it;
 
-	if (d == NULL && !n->has_route)
+	if (d == NULL || (dp = pw_impl_device_get_properties(d->device)) == NULL)
 		return NULL;
 	merged = pw_properties_new_dict(node_props ? node_props : &SPA_DICT_INIT(NULL, 0));
 	if (merged == NULL)
 		return NULL;
-	if (d != NULL) {
-		const struct pw_properties *dp = pw_impl_device_get_properties(d->device);
-		if (dp != NULL)
-			spa_dict_for_each(it, &dp->dict)
-				if (pw_properties_get(merged, it->key) == NULL)
-					pw_properties_set(merged, it->key, it->value);
-	}
-	if (n->has_route) {
-		pw_properties_set(merged, "port.type", n->port_type[0] ? n->port_type : n->route_name);
-		pw_properties_set(merged, "device.route.name", n->route_name);
-	}
+	spa_dict_for_each(it, &dp->dict)
+		if (pw_properties_get(merged, it->key) == NULL)
+			pw_properties_set(merged, it->key, it->value);
 	return merged;
 }
+
+static void device_report_routes(struct impl *impl, struct device_entry *d, struct node_entry *only);
 
 static void endpoint_to_core(struct impl *impl, struct node_entry *n, const struct spa_dict *node_props,
 		void (*call)(as_core *core, uint32_t node_id, const struct as_props *props))
@@ -340,7 +334,6 @@ static void effect_pause(void *data, uint32_t node_id)
 	if (n == NULL || n->kind != OBJECT_STREAM)
 		return;
 	pw_log_info("pause stream %u", node_id);
-	n->paused_by_policy = true;
 	set_node_active(n, false);
 }
 
@@ -351,7 +344,6 @@ static void effect_resume(void *data, uint32_t node_id)
 	if (n == NULL || n->kind != OBJECT_STREAM)
 		return;
 	pw_log_info("resume stream %u", node_id);
-	n->paused_by_policy = false;
 	set_node_active(n, true);
 }
 
@@ -570,13 +562,11 @@ static void node_active_changed(void *data, bool active)
 {
 	struct node_entry *n = data;
 
-	/* The owner (pw_stream, pipewire-pulse on uncork) re-activated a node the
-	 * policy had paused: an activation request, never a silent bypass (R16). */
-	if (n->kind == OBJECT_STREAM && active && n->paused_by_policy && !n->changing_active) {
-		pw_log_info("stream %u re-activated by its owner", n->id);
-		n->paused_by_policy = false;
-		as_core_stream_activation_requested(n->impl->core, n->id);
-	}
+	/* Activated by its owner (pw_stream, pipewire-pulse on uncork), not by our
+	 * own resume: the core reads it as an activation request if it holds the
+	 * stream paused (R16), never as a silent bypass. */
+	if (n->kind == OBJECT_STREAM && active && !n->changing_active)
+		as_core_stream_activated(n->impl->core, n->id);
 }
 
 static const struct pw_impl_node_events node_events = {
@@ -604,11 +594,7 @@ static void add_node(struct impl *impl, struct pw_global *global)
 	if (spa_streq(media_class, "Stream/Output/Audio")) {
 		kind = OBJECT_STREAM;
 	} else if (spa_streq(media_class, "Stream/Input/Audio")) {
-		/* Recording a sink's monitor (pw-record -P stream.capture.sink=true,
-		 * pavucontrol's meters) is observation, not a session. */
-		if (pw_properties_get_bool(props, "stream.capture.sink", false) ||
-		    pw_properties_get_bool(props, PW_KEY_STREAM_MONITOR, false))
-			return;
+		/* A sink's monitor recorder too: the core decides it is no session. */
 		kind = OBJECT_STREAM;
 		direction = AS_STREAM_INPUT;
 	} else if (spa_streq(media_class, "Audio/Sink") || spa_streq(media_class, "Audio/Duplex")) {
@@ -640,9 +626,9 @@ static void add_node(struct impl *impl, struct pw_global *global)
 		struct device_entry *d = find_device(impl, n->device_id);
 		struct pw_properties *merged;
 		n->is_source = endpoint == AS_ENDPOINT_SOURCE;
-		/* The device's routes were read before this node existed: its port now. */
+		/* The device's routes were read before this node existed: its port first. */
 		if (d != NULL && d->have_routes)
-			endpoint_take_route(n, &d->last_routes);
+			device_report_routes(impl, d, n);
 		merged = endpoint_props(impl, n, &props->dict);
 		if (merged != NULL)
 			p = props_of(&merged->dict);
@@ -799,85 +785,54 @@ static void add_client(struct impl *impl, struct pw_global *global)
 
 /* ---- devices and their routes (a jack unplug keeps the sink node) ----------- */
 
-static void set_route(struct node_entry *n, const struct as_route *r)
+static enum as_route_availability route_availability(uint32_t available)
 {
-	spa_scnprintf(n->route_name, sizeof(n->route_name), "%s", r->name);
-	spa_scnprintf(n->port_type, sizeof(n->port_type), "%s", r->port_type);
-	n->has_route = true;
+	switch (available) {
+	case SPA_PARAM_AVAILABILITY_no: return AS_ROUTE_AVAILABILITY_NO;
+	case SPA_PARAM_AVAILABILITY_yes: return AS_ROUTE_AVAILABILITY_YES;
+	default: return AS_ROUTE_AVAILABILITY_UNKNOWN;
+	}
 }
 
-/** A new endpoint of a device whose routes are known: its port, nothing told yet. */
-static void endpoint_take_route(struct node_entry *n, const struct as_route_set *set)
+/** Tells the core the device's routes as they were last read, for one of its
+ * endpoints (all of them when `only` is NULL): the endpoint's active route and
+ * the routes that are unavailable. What that means is the core's to decide. */
+static void device_report_routes(struct impl *impl, struct device_entry *d, struct node_entry *only)
 {
-	const struct as_route *r;
-	if (n->profile_device < 0)
-		return;
-	r = as_route_set_active(set, n->is_source ? SPA_DIRECTION_INPUT : SPA_DIRECTION_OUTPUT,
-			n->profile_device);
-	if (r != NULL)
-		set_route(n, r);
-}
+	const char *unavailable[AS_MAX_UNAVAILABLE_ROUTES];
+	uint32_t n_unavailable = as_route_set_unavailable_names(&d->last_routes, unavailable,
+			SPA_N_ELEMENTS(unavailable));
+	struct node_entry *n, *t;
 
-/** The device's routes were read again: tell the core what happened to this
- * endpoint's port. Its port becoming unavailable (jack out) is a loss, even
- * when the device has already switched to another port; another port chosen
- * while the old one is still there is the user's choice, never a loss (R33). */
-static void endpoint_route_update(struct impl *impl, struct node_entry *n, const struct as_route_set *set)
-{
-	const struct as_route *r = as_route_set_active(set,
-			n->is_source ? SPA_DIRECTION_INPUT : SPA_DIRECTION_OUTPUT, n->profile_device);
-	const struct pw_properties *np = pw_impl_node_get_properties(n->node);
-	const struct spa_dict *props = np ? &np->dict : NULL;
+	spa_list_for_each_safe(n, t, &impl->nodes, link) {
+		const struct as_route *r;
+		struct as_endpoint_route_facts facts;
 
-	if (r == NULL)
-		return;
-	if (!n->has_route) {
-		set_route(n, r);
-		endpoint_to_core(impl, n, props, as_core_endpoint_changed);
-		return;
-	}
-	if (!n->route_lost) {
-		if (as_route_set_unavailable(set, n->route_name)) {
-			pw_log_info("endpoint %u: port %s is unavailable", n->id, n->route_name);
-			n->route_lost = true;
-			spa_scnprintf(n->lost_route, sizeof(n->lost_route), "%s", n->route_name);
-			as_core_endpoint_port_lost(impl->core, n->id);
-			if (n->removed || spa_streq(r->name, n->route_name))
-				return;
-		} else if (spa_streq(r->name, n->route_name)) {
-			return;
-		}
-		pw_log_info("endpoint %u: port %s", n->id, r->name);
-		set_route(n, r);
-		endpoint_to_core(impl, n, props, as_core_endpoint_changed);
-		return;
-	}
-	if (spa_streq(r->name, n->lost_route) && r->available != SPA_PARAM_AVAILABILITY_no) {
-		pw_log_info("endpoint %u: port %s is back", n->id, r->name);
-		n->route_lost = false;
-		set_route(n, r);
-		endpoint_to_core(impl, n, props, as_core_endpoint_port_restored);
-	} else if (!spa_streq(r->name, n->route_name)) {
-		pw_log_info("endpoint %u: port %s", n->id, r->name);
-		set_route(n, r);
-		endpoint_to_core(impl, n, props, as_core_endpoint_changed);
+		if ((only != NULL && n != only) || n->kind != OBJECT_ENDPOINT || n->removed ||
+		    n->device_id != d->id || n->profile_device < 0)
+			continue;
+		r = as_route_set_active(&d->last_routes,
+				n->is_source ? SPA_DIRECTION_INPUT : SPA_DIRECTION_OUTPUT, n->profile_device);
+		if (r == NULL)
+			continue;
+		facts = (struct as_endpoint_route_facts) {
+			.name = r->name,
+			.port_type = r->port_type,
+			.available = route_availability(r->available),
+			.unavailable = unavailable,
+			.n_unavailable = n_unavailable,
+		};
+		as_core_endpoint_routes(impl->core, n->id, &facts);
 	}
 }
 
 static void device_routes_ready(void *data, const struct as_route_set *set)
 {
 	struct device_entry *d = data;
-	struct impl *impl = d->impl;
-	struct node_entry *n;
 
 	d->last_routes = *set;
 	d->have_routes = true;
-	spa_list_for_each(n, &impl->nodes, link) {
-		if (n->kind != OBJECT_ENDPOINT || n->removed || n->device_id != d->id ||
-		    n->profile_device < 0)
-			continue;
-		endpoint_route_update(impl, n, set);
-	}
+	device_report_routes(d->impl, d, NULL);
 }
 
 static void device_info_changed(void *data, const struct pw_device_info *info)
@@ -1088,11 +1043,10 @@ static void impl_destroy(struct impl *impl)
 	spa_list_consume(d, &impl->devices, link)
 		device_forget(d);
 	/* Undo every pause and gain of ours before the core goes away (R41). */
-	spa_list_consume(n, &impl->nodes, link) {
-		if (n->paused_by_policy)
-			set_node_active(n, true);
+	if (impl->core)
+		as_core_undo_pauses(impl->core);
+	spa_list_consume(n, &impl->nodes, link)
 		node_forget(n);
-	}
 	spa_list_consume(c, &impl->clients, link)
 		client_forget(c);
 	as_gains_clear(&impl->gains);

@@ -156,16 +156,33 @@ void as_route_reader_clear(struct as_route_reader *r)
 	r->pending = false;
 }
 
-bool as_route_set_unavailable(const struct as_route_set *set, const char *name)
+/** The first route named `name` among `routes[0..n)`, or NULL. */
+static const struct as_route *find_route(const struct as_route *routes, uint32_t n, const char *name)
 {
 	uint32_t i;
-	for (i = 0; i < set->n_all; i++)
-		if (spa_streq(set->all[i].name, name))
-			return set->all[i].available == SPA_PARAM_AVAILABILITY_no;
-	for (i = 0; i < set->n_active; i++)
-		if (spa_streq(set->active[i].name, name))
-			return set->active[i].available == SPA_PARAM_AVAILABILITY_no;
-	return false;
+	for (i = 0; i < n; i++)
+		if (spa_streq(routes[i].name, name))
+			return &routes[i];
+	return NULL;
+}
+
+uint32_t as_route_set_unavailable_names(const struct as_route_set *set, const char **names, uint32_t max)
+{
+	uint32_t i, count = 0;
+
+	for (i = 0; i < set->n_all && count < max; i++) {
+		const struct as_route *r = &set->all[i];
+		if (r->available == SPA_PARAM_AVAILABILITY_no && find_route(set->all, i, r->name) == NULL)
+			names[count++] = r->name;
+	}
+	for (i = 0; i < set->n_active && count < max; i++) {
+		const struct as_route *r = &set->active[i];
+		if (r->available == SPA_PARAM_AVAILABILITY_no &&
+		    find_route(set->all, set->n_all, r->name) == NULL &&
+		    find_route(set->active, i, r->name) == NULL)
+			names[count++] = r->name;
+	}
+	return count;
 }
 
 const struct as_route *as_route_set_active(const struct as_route_set *set, uint32_t direction,

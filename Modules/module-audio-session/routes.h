@@ -59,8 +59,13 @@ void as_route_reader_init(struct as_route_reader *r, struct spa_device *device,
 void as_route_reader_read(struct as_route_reader *r);
 void as_route_reader_clear(struct as_route_reader *r);
 
-/** Whether the route named `name` is known to be unavailable. */
-bool as_route_set_unavailable(const struct as_route_set *set, const char *name);
+/** Room for every name as_route_set_unavailable_names() can give. */
+#define AS_MAX_UNAVAILABLE_ROUTES	(2 * AS_MAX_ROUTES)
+
+/** The names of the routes known to be unavailable, each once: EnumRoute's that
+ * say so, then Route's that say so and are not in EnumRoute (EnumRoute's word
+ * wins). Points into `set`; returns how many were written to `names`. */
+uint32_t as_route_set_unavailable_names(const struct as_route_set *set, const char **names, uint32_t max);
 /** The active output or input route on a profile device, or NULL. */
 const struct as_route *as_route_set_active(const struct as_route_set *set, uint32_t direction,
 		int32_t profile_device);

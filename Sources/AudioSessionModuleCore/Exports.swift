@@ -121,9 +121,9 @@ public func as_core_stream_running(_ p: OpaquePointer?, _ id: UInt32, _ running:
     core(p)?.handle(.streamRunning(NodeID(id), running))
 }
 
-@_cdecl("as_core_stream_activation_requested")
-public func as_core_stream_activation_requested(_ p: OpaquePointer?, _ id: UInt32) {
-    core(p)?.handle(.streamActivationRequested(NodeID(id)))
+@_cdecl("as_core_stream_activated")
+public func as_core_stream_activated(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.streamActivated(NodeID(id))
 }
 
 @_cdecl("as_core_stream_removed")
@@ -164,14 +164,33 @@ public func as_core_republish(_ p: OpaquePointer?) {
     core(p)?.republish()
 }
 
-@_cdecl("as_core_endpoint_port_lost")
-public func as_core_endpoint_port_lost(_ p: OpaquePointer?, _ id: UInt32) {
-    core(p)?.handle(.endpointPortLost(NodeID(id)))
+/// The most unavailable route names read from one `as_endpoint_route_facts` (the module
+/// sends at most two per route it read, and reads at most 32 of each kind).
+let maximumUnavailableRoutes = 256
+
+@_cdecl("as_core_endpoint_routes")
+public func as_core_endpoint_routes(_ p: OpaquePointer?, _ id: UInt32, _ facts: UnsafePointer<as_endpoint_route_facts>?) {
+    guard let core = core(p), let f = facts?.pointee, let name = f.name else { return }
+    var unavailable = Set<String>()
+    if let names = f.unavailable {
+        let count = Int(min(f.n_unavailable, UInt32(maximumUnavailableRoutes)))
+        for item in UnsafeBufferPointer(start: names, count: count) {
+            if let item { unavailable.insert(String(cString: item)) }
+        }
+    }
+    let availability: EndpointRouteFacts.Availability
+    switch f.available {
+    case AS_ROUTE_AVAILABILITY_NO: availability = .no
+    case AS_ROUTE_AVAILABILITY_YES: availability = .yes
+    default: availability = .unknown
+    }
+    core.endpointRoutesRead(NodeID(id), EndpointRouteFacts(
+        name: String(cString: name), portType: string(f.port_type), availability: availability, unavailable: unavailable))
 }
 
-@_cdecl("as_core_endpoint_port_restored")
-public func as_core_endpoint_port_restored(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
-    core(p)?.handle(.endpointPortRestored(NodeID(id), properties(props)))
+@_cdecl("as_core_undo_pauses")
+public func as_core_undo_pauses(_ p: OpaquePointer?) {
+    core(p)?.undoPauses()
 }
 
 @_cdecl("as_core_endpoint_mute_changed")

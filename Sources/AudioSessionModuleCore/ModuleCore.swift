@@ -21,6 +21,16 @@ public final class ModuleCore {
         self.effects = effects
     }
 
+    /// The port of each sink and source, from the module's reads of their devices' routes.
+    var endpointRoutes = EndpointRoutes()
+    /// The capture streams that record a sink's monitor: no session (`MonitorStreams`).
+    var monitorStreams = MonitorStreams()
+    /// Streams the policy let go of while the module's pause still holds their node (the
+    /// MPRIS bridge reported that their player paused itself): their owner's re-activation
+    /// is still an activation request (`streamActivated`), until the module pauses or
+    /// resumes them again.
+    var releasedPauses: Set<NodeID> = []
+
     /// The global switches each client last asked for (see `Control`).
     var controlRequests: [ClientID: [Control.Switch: Bool]] = [:]
 
@@ -62,7 +72,13 @@ public final class ModuleCore {
     /// the held changes first, so the policy sees the graph in order, and is itself
     /// decided at once: a pause that keeps audio from leaking never waits.
     public func handle(_ received: Event) {
-        let event = vetted(received)
+        guard monitorStreams.admits(received) else { return }
+        submit(withPorts(received), received: received)
+    }
+
+    /// `handle` for an event that has its endpoint's port already (`withPorts`).
+    func submit(_ ported: Event, received: Event) {
+        let event = vetted(ported)
         if effects.defersPropertyChanges, let object = Self.coalescing(event) {
             if pendingChanges.isEmpty { effects.scheduleFlush() }
             pendingOrder &+= 1
@@ -94,11 +110,12 @@ public final class ModuleCore {
         for effect in policy.publishedState() { run(effect) }
     }
 
-    /// How many per-client and per-stream records the module core holds (identities,
-    /// switch requests, accepted declarations, refusals): 0 once every object is gone.
+    /// How many per-client, per-stream and per-endpoint records the module core holds
+    /// (identities, switch requests, accepted declarations, refusals, player reports,
+    /// endpoint ports, monitor recorders): 0 once every object is gone.
     public var recordCount: Int {
         identities.count + controlRequests.count + acceptedDeclarations.count + refusals.count + pendingChanges.count
-            + playerReports.count
+            + playerReports.count + endpointRoutes.count + monitorStreams.count + releasedPauses.count
     }
 
     /// How many property changes wait for `flush()`.
@@ -127,6 +144,7 @@ public final class ModuleCore {
             identities[client] = nil
             if playerReports.removeValue(forKey: client) != nil { publishPlayers() }
         case .streamRemoved(let node):
+            releasedPauses.remove(node)
             if publishedPlayers[node] != nil { publishPlayers() }
         default:
             break
@@ -237,6 +255,7 @@ public final class ModuleCore {
         playerReports[client] = reports
         for node in reports.released.subtracting(before).sorted() {
             effects.log(.info, "\(client): the player of \(node) has paused itself; the policy lets go of its pause")
+            if policy.snapshot().streams[node]?.pausedByPolicy == true { releasedPauses.insert(node) }
             for effect in policy.handle(.streamReleasedToProgram(node)) { run(effect) }
         }
         publishPlayers()
@@ -286,8 +305,10 @@ public final class ModuleCore {
     func run(_ effect: Effect) {
         switch effect {
         case .pause(let node):
+            releasedPauses.remove(node)
             effects.pause(node.raw)
         case .resume(let node):
+            releasedPauses.remove(node)
             effects.resume(node.raw)
         case .duck(let node, let gain, let ramp):
             effects.duck(node.raw, gain, ramp)

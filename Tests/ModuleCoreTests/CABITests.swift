@@ -99,15 +99,17 @@ import Testing
             as_core_stream_changed(nil, 2, p)
             as_core_endpoint_added(nil, 3, AS_ENDPOINT_SINK, p)
             as_core_endpoint_changed(nil, 3, p)
-            as_core_endpoint_port_restored(nil, 3, p)
             as_core_client_own_properties(nil, 1, p)
         }
         var identity = as_client_identity(executable: nil, app_id: nil, uid: -1, sandboxed: false)
         as_core_client_identity(nil, 1, &identity)
         as_core_republish(nil)
         as_core_stream_running(nil, 2, true)
-        as_core_stream_activation_requested(nil, 2)
-        as_core_endpoint_port_lost(nil, 3)
+        as_core_stream_activated(nil, 2)
+        var facts = as_endpoint_route_facts(
+            name: nil, port_type: nil, available: AS_ROUTE_AVAILABILITY_NO, unavailable: nil, n_unavailable: 0)
+        as_core_endpoint_routes(nil, 3, &facts)
+        as_core_undo_pauses(nil)
         as_core_endpoint_mute_changed(nil, 3, true)
         as_core_link_added(nil, 4, 2, 3)
         as_core_link_removed(nil, 4)
@@ -147,7 +149,16 @@ import Testing
         as_core_stream_changed(core, 11, nil)
         as_core_endpoint_added(core, 20, AS_ENDPOINT_SINK, nil)
         as_core_endpoint_changed(core, 20, &dangling)
-        as_core_endpoint_port_restored(core, 20, nil)
+        // A route read with NULL strings: a NULL port type is none, NULL names are skipped.
+        "speaker".withCString { name in
+            let names: [UnsafePointer<CChar>?] = [nil, nil]
+            names.withUnsafeBufferPointer { buf in
+                var facts = as_endpoint_route_facts(
+                    name: name, port_type: nil, available: AS_ROUTE_AVAILABILITY_UNKNOWN,
+                    unavailable: buf.baseAddress, n_unavailable: UInt32(buf.count))
+                as_core_endpoint_routes(core, 20, &facts)
+            }
+        }
         as_core_client_changed(core, 1, nil)
         as_core_link_added(core, 30, 10, 20)
         as_core_stream_running(core, 10, true)
@@ -250,10 +261,15 @@ import Testing
         props.with { as_core_stream_changed(core, 98, $0) }
         props.with { as_core_endpoint_changed(core, 98, $0) }
         props.with { as_core_client_changed(core, 98, $0) }
-        props.with { as_core_endpoint_port_restored(core, 98, $0) }
         as_core_stream_running(core, 97, true)
-        as_core_stream_activation_requested(core, 97)
-        as_core_endpoint_port_lost(core, 96)
+        as_core_stream_activated(core, 97)
+        "analog-output-headphones".withCString { name in
+            var facts = as_endpoint_route_facts(
+                name: name, port_type: nil, available: AS_ROUTE_AVAILABILITY_NO, unavailable: nil, n_unavailable: 12)
+            as_core_endpoint_routes(core, 96, &facts)
+            as_core_endpoint_routes(core, 96, nil)
+        }
+        as_core_undo_pauses(core)
         as_core_endpoint_mute_changed(core, 96, true)
         as_core_link_added(core, 95, 94, 93)
         #expect(as_core_stream_count(core) == 0)

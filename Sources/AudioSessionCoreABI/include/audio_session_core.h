@@ -97,6 +97,11 @@ void as_core_flush(as_core *core);
 /** The timer asked for with schedule_timer() ran out. */
 void as_core_timer_fired(as_core *core, uint64_t token);
 
+/** The module is going away: resumes, through the resume effect, every stream the core
+ * holds paused, so that no pause outlives the policy (R41). Call it just before
+ * as_core_free. */
+void as_core_undo_pauses(as_core *core);
+
 /** Publishes the current state again (global state, then every session's) through the
  * publish effect: for a metadata object created anew after the previous one was destroyed.
  * Decides held property changes first. */
@@ -123,26 +128,53 @@ void as_core_client_identity(as_core *core, uint32_t client_id, const struct as_
  * from here only. */
 void as_core_client_own_properties(as_core *core, uint32_t client_id, const struct as_props *props);
 
-/* Streams: Stream/Output/Audio and Stream/Input/Audio nodes. */
+/* Streams: every Stream/Output/Audio and Stream/Input/Audio node, a sink's monitor
+ * recorder included (the core decides that one is no session). */
 void as_core_stream_added(as_core *core, uint32_t node_id, uint32_t client_id,
 		enum as_stream_direction direction, const struct as_props *props);
 void as_core_stream_changed(as_core *core, uint32_t node_id, const struct as_props *props);
 /** The node entered (true) or left (false) the running state. */
 void as_core_stream_running(as_core *core, uint32_t node_id, bool running);
-/** The owner re-activated a node that the core had paused (R16). */
-void as_core_stream_activation_requested(as_core *core, uint32_t node_id);
+/** The node was made active by someone other than the module (its owner: pw_stream,
+ * pipewire-pulse on uncork), never by the module's own pause or resume effect. The core
+ * reads it as an activation request when it holds the stream paused (R16). */
+void as_core_stream_activated(as_core *core, uint32_t node_id);
 void as_core_stream_removed(as_core *core, uint32_t node_id);
 
-/* Endpoints: sinks and sources, node properties merged with their device's. */
+/* Endpoints: sinks and sources, node properties merged with their device's (the core adds
+ * the port of the device's active route, from as_core_endpoint_routes). */
 void as_core_endpoint_added(as_core *core, uint32_t node_id, enum as_endpoint_kind kind,
 		const struct as_props *props);
 void as_core_endpoint_changed(as_core *core, uint32_t node_id, const struct as_props *props);
 /** Called from the node's destroy hook, while its links still exist. */
 void as_core_endpoint_removed(as_core *core, uint32_t node_id);
-/** The endpoint's device switched away from (lost) or back to (restored) a private port. */
-void as_core_endpoint_port_lost(as_core *core, uint32_t node_id);
-void as_core_endpoint_port_restored(as_core *core, uint32_t node_id, const struct as_props *props);
 void as_core_endpoint_mute_changed(as_core *core, uint32_t node_id, bool muted);
+
+/** A route's availability (SPA_PARAM_AVAILABILITY_*). */
+enum as_route_availability {
+	AS_ROUTE_AVAILABILITY_UNKNOWN = 0,
+	AS_ROUTE_AVAILABILITY_NO = 1,
+	AS_ROUTE_AVAILABILITY_YES = 2,
+};
+
+/** What one read of a device's routes (EnumRoute: every port; Route: the active ones)
+ * found for one endpoint of the device. Strings are only borrowed for the call. */
+struct as_endpoint_route_facts {
+	const char *name;		/**< the route active on the endpoint's profile device */
+	const char *port_type;		/**< that route's info `port.type`; NULL or "" if it has none */
+	enum as_route_availability available;	/**< that route's availability, as Route says */
+	/** The names of the device's routes known to be unavailable: EnumRoute's, and active
+	 * routes EnumRoute does not list. */
+	const char *const *unavailable;
+	uint32_t n_unavailable;
+};
+/** The endpoint's device's routes were read: whenever the device's params change (a jack
+ * went in or out, the user chose a port), and before as_core_endpoint_added when they were
+ * read before the node existed. Not called for an endpoint without an active route. The
+ * core keeps each endpoint's port and decides what the change is: the port's loss (it
+ * became unavailable, even when the device already switched to another), the user's
+ * choice of another port (never a loss, R33), or the lost port's return. */
+void as_core_endpoint_routes(as_core *core, uint32_t node_id, const struct as_endpoint_route_facts *facts);
 
 /* Links: output node -> input node. */
 void as_core_link_added(as_core *core, uint32_t link_id, uint32_t output_node, uint32_t input_node);
