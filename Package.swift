@@ -25,6 +25,8 @@ let package = Package(
         // The words applications and the policy share: category, mode, options, ports,
         // routes, notifications, errors and the declaration's property keys.
         .target(name: "AudioSessionVocabulary"),
+        // The translation layer: PipeWire's property sets read as the policy's typed facts.
+        .target(name: "PipeWireFacts", dependencies: ["SessionPolicy"]),
 
         // libpipewire-0.3 headers and link flags, from pkg-config.
         .systemLibrary(
@@ -38,13 +40,13 @@ let package = Package(
         // The one C header between the module (Modules/) and the Swift core.
         .target(name: "AudioSessionCoreABI"),
         // The Swift side of the module: @_cdecl entry points over SessionPolicy.
-        .target(name: "AudioSessionModuleCore", dependencies: ["SessionPolicy", "AudioSessionCoreABI"]),
+        .target(name: "AudioSessionModuleCore", dependencies: ["SessionPolicy", "PipeWireFacts", "AudioSessionCoreABI"]),
 
         // The headless PipeWire sandbox (pw-session sandbox, the integration tests, make bench).
         .target(name: "Sandbox"),
 
         // The AVAudioSession-like client library for applications.
-        .target(name: "AudioSession", dependencies: ["CPipeWireShim", "AudioSessionVocabulary", "SessionPolicy"]),
+        .target(name: "AudioSession", dependencies: ["CPipeWireShim", "AudioSessionVocabulary", "PipeWireFacts"]),
         // pw-session mpris-bridge: MPRIS players paused and resumed with the policy's pauses.
         .target(name: "MPRISBridge", dependencies: ["AudioSession", "Sandbox"]),
         .executableTarget(
@@ -53,20 +55,21 @@ let package = Package(
                 "AudioSession",
                 "MPRISBridge",
                 "SessionPolicy",
+                "PipeWireFacts",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "session-policy-bench",
-            dependencies: ["SessionPolicy"]
+            dependencies: ["SessionPolicy", "PipeWireFacts"]
         ),
 
         // make bench: the daemon-level measurements, module vs stock WirePlumber.
         .executableTarget(
             name: "audio-session-bench",
             dependencies: [
-                "Sandbox", "AudioSession", "SessionPolicy",
+                "Sandbox", "AudioSession", "SessionPolicy", "PipeWireFacts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -75,11 +78,12 @@ let package = Package(
             name: "SessionPolicyTests",
             dependencies: [
                 "SessionPolicy",
+                "PipeWireFacts",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy"]),
-        .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy", "MPRISBridge"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "SessionPolicy", "AudioSession"]),
+        .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy", "PipeWireFacts"]),
+        .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy", "PipeWireFacts", "MPRISBridge"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "SessionPolicy", "PipeWireFacts", "AudioSession"]),
     ]
 )

@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 
 /// The global switches a client may set on its own connection (R20):
 /// `audio.session.control.silent-mode` and `audio.session.control.screen-lock`,

@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 
 /// What one read of a device's routes found for one of its endpoints
 /// (`struct as_endpoint_route_facts`): a fact, no decision.
@@ -80,7 +81,7 @@ struct EndpointRoutes {
 
     /// A read of the endpoint's device's routes: what it means, as the events for the
     /// policy (in order), and a line for the log when the endpoint's port changed.
-    mutating func read(_ n: NodeID, _ facts: EndpointRouteFacts) -> (events: [Event], log: String?) {
+    mutating func read(_ n: NodeID, _ facts: EndpointRouteFacts) -> (events: [GraphEvent], log: String?) {
         var entry = entries[n] ?? Entry()
         let active = Port(name: facts.name, type: facts.portType)
         defer { entries[n] = entry }

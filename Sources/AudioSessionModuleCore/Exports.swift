@@ -3,6 +3,7 @@
 // nothing here may trap on any input (this runs inside the PipeWire daemon).
 import AudioSessionCoreABI
 import SessionPolicy
+import PipeWireFacts
 
 /// Strings from C: invalid UTF-8 is repaired (U+FFFD), NULL is "".
 @inline(__always)

@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 
 /// The public format of the `audio-session` metadata (documented in
 /// docs/metadata.md): keys, subjects and JSON documents. Readers:

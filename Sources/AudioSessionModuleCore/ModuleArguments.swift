@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 
 /// The module's arguments (the `args` of its `context.modules` entry, after
 /// `module.audio-session.args` overrides) as a `PolicyConfiguration`.

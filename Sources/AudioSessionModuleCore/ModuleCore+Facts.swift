@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 
 /// Facts the module reports that are not yet events for the policy: the core decides
 /// what they mean (the module itself makes no policy decision).
@@ -14,6 +15,12 @@ extension ModuleCore {
             guard endpointRoutes.entries[n] != nil else { return }
             submit(event, received: event)
         }
+    }
+
+    /// The endpoint's active route as the module last read it (name and port type), nil
+    /// when none was read.
+    public func activeRoute(ofEndpoint n: NodeID) -> (name: String, type: String)? {
+        endpointRoutes.entries[n]?.port.map { ($0.name, $0.type) }
     }
 
     /// The stream's node was made active by someone other than the module
@@ -40,7 +47,7 @@ extension ModuleCore {
     /// The endpoint event with the port of its device's active route added to its
     /// properties (`EndpointRoutes.withPort`); the properties are remembered for the
     /// events a later read of the routes makes.
-    func withPorts(_ event: Event) -> Event {
+    func withPorts(_ event: GraphEvent) -> GraphEvent {
         switch event {
         case .endpointAdded(let n, let kind, let props):
             let kept = endpointProperties(props)

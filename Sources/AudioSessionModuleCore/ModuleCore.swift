@@ -1,8 +1,9 @@
 import AudioSessionCoreABI
 import SessionPolicy
+import PipeWireFacts
 
 /// The Swift side of libpipewire-module-audio-session: owns the policy, turns
-/// ABI calls into `Event`s and runs the resulting `Effect`s through the
+/// ABI calls into `GraphEvent`s and runs the resulting `Effect`s through the
 /// module's callback table. One instance per loaded module, used on the
 /// PipeWire main loop only.
 public final class ModuleCore {
@@ -46,7 +47,7 @@ public final class ModuleCore {
     /// Debouncing: property changes not decided on yet, the latest per object,
     /// with the order of each object's last change. Only when the sink defers
     /// (`EffectSink.defersPropertyChanges`: the module flushes on its next loop turn).
-    var pendingChanges: [PendingObject: (order: UInt64, event: Event)] = [:]
+    var pendingChanges: [PendingObject: (order: UInt64, event: GraphEvent)] = [:]
     var pendingOrder: UInt64 = 0
 
     enum PendingObject: Hashable {
@@ -54,7 +55,7 @@ public final class ModuleCore {
     }
 
     /// The object whose property change `event` is; nil for every other event.
-    static func coalescing(_ event: Event) -> PendingObject? {
+    static func coalescing(_ event: GraphEvent) -> PendingObject? {
         switch event {
         case .clientChanged(let c, _): return .client(c)
         case .streamChanged(let n, _): return .stream(n)
@@ -71,13 +72,13 @@ public final class ModuleCore {
     /// runs when its loop has handled the messages at hand. Any other event decides
     /// the held changes first, so the policy sees the graph in order, and is itself
     /// decided at once: a pause that keeps audio from leaking never waits.
-    public func handle(_ received: Event) {
+    public func handle(_ received: GraphEvent) {
         guard monitorStreams.admits(received) else { return }
         submit(withPorts(received), received: received)
     }
 
     /// `handle` for an event that has its endpoint's port already (`withPorts`).
-    func submit(_ ported: Event, received: Event) {
+    func submit(_ ported: GraphEvent, received: GraphEvent) {
         let event = vetted(ported)
         if effects.defersPropertyChanges, let object = Self.coalescing(event) {
             if pendingChanges.isEmpty { effects.scheduleFlush() }
@@ -121,8 +122,10 @@ public final class ModuleCore {
     /// How many property changes wait for `flush()`.
     public var pendingChangeCount: Int { pendingChanges.count }
 
-    func decide(_ event: Event) {
-        for effect in policy.handle(event) {
+    func decide(_ event: GraphEvent) {
+        // The translation layer: the policy sees typed facts, never PipeWire's properties.
+        let translated = event.translated(endpointKind: { policy.endpointKind($0) })
+        for effect in policy.handle(translated) {
             run(effect)
         }
         if let object = Self.declaringObject(event), let refusal = refusals.removeValue(forKey: object) {
@@ -160,7 +163,7 @@ public final class ModuleCore {
     /// The event as the policy may see it: only the properties it reads (`PropertyBounds`),
     /// a declaration too large refused (the last accepted one stays), identity keys a client
     /// or stream brought removed and a client's own identity added.
-    func vetted(_ event: Event) -> Event {
+    func vetted(_ event: GraphEvent) -> GraphEvent {
         switch event {
         case .clientAdded(let c, let props): return .clientAdded(c, withIdentity(c, bounded(.client(c), props)))
         case .clientChanged(let c, let props): return .clientChanged(c, withIdentity(c, bounded(.client(c), props)))
@@ -183,7 +186,7 @@ public final class ModuleCore {
     }
 
     /// The client or stream whose declaration `event` carries.
-    static func declaringObject(_ event: Event) -> PendingObject? {
+    static func declaringObject(_ event: GraphEvent) -> PendingObject? {
         switch event {
         case .clientAdded(let c, _), .clientChanged(let c, _): return .client(c)
         case .streamAdded(let n, _, _, _), .streamChanged(let n, _): return .stream(n)

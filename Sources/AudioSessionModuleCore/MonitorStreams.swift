@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 
 /// Capture streams that record a sink's monitor (`pw-record -P stream.capture.sink=true`,
 /// pavucontrol's level meters: `stream.monitor=true`): observation, not a session. The
@@ -18,7 +19,7 @@ struct MonitorStreams {
     }
 
     /// Whether the policy hears of `event`: false for a monitor recorder's own events.
-    mutating func admits(_ event: Event) -> Bool {
+    mutating func admits(_ event: GraphEvent) -> Bool {
         switch event {
         case .streamAdded(let n, _, let direction, let props):
             guard Self.isMonitor(direction, props) else {

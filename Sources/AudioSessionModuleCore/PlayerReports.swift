@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SessionPolicy
+import PipeWireFacts
 
 /// What the MPRIS bridge (`pw-session mpris-bridge`, docs/mpris.md) reports on its own
 /// connection, as client properties (`pw_core_update_properties`):
@@ -11,7 +12,7 @@ import SessionPolicy
 ///   publishes each as `audio-session.mpris` on the stream's subject.
 /// - `audio.session.control.mpris-released`: the streams whose player reported
 ///   Paused after the bridge paused it, `"56 61"`. The policy lets go of its graph
-///   pause of each (`Event.streamReleasedToProgram`); the node stays inactive.
+///   pause of each (`GraphEvent.streamReleasedToProgram`); the node stays inactive.
 ///
 /// Neither can make anything play: a release only stops the policy from resuming a
 /// stream whose program paused itself. They are accepted from a trusted client only

@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 
 /// What the module keeps of a client's, stream's or endpoint's properties, and the size
 /// a declaration may have. The daemon accepts any number of properties of any size from

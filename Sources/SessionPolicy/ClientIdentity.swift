@@ -4,9 +4,8 @@
 ///
 /// The module computes it when the client connects (from `pipewire.sec.pid`, which the
 /// daemon sets from the socket's credentials, `/proc/<pid>/exe`, the Flatpak instance
-/// file and `pipewire.access`) and hands it to the policy as the `IdentityKey` properties
-/// of the client; keys of that prefix that a client or a stream brings are removed first.
-/// A client without them (the policy driven directly, as in tests) counts as trusted.
+/// file and `pipewire.access`) and hands it to the policy in the client's `ClientFacts`.
+/// A client without one (the policy driven directly, as in tests) counts as trusted.
 public struct ClientIdentity: Sendable, Equatable {
     /// The executable of the connecting process (`/proc/<pid>/exe`), nil when unknown.
     public var executable: String?
@@ -24,23 +23,6 @@ public struct ClientIdentity: Sendable, Equatable {
         self.sandboxed = sandboxed
     }
 
-    /// Reads the identity keys of a client's properties (those the module put there).
-    public init(_ props: Properties) {
-        executable = props[IdentityKey.executable].flatMap { $0.isEmpty ? nil : $0 }
-        appID = props[IdentityKey.appID].flatMap { $0.isEmpty ? nil : $0 }
-        uid = props[IdentityKey.uid].flatMap { UInt32($0) }
-        sandboxed = props[IdentityKey.sandboxed] == "true"
-    }
-
-    /// The identity as properties, for the policy.
-    public var properties: Properties {
-        var p: Properties = [IdentityKey.sandboxed: sandboxed ? "true" : "false"]
-        if let executable { p[IdentityKey.executable] = executable }
-        if let appID { p[IdentityKey.appID] = appID }
-        if let uid { p[IdentityKey.uid] = String(uid) }
-        return p
-    }
-
     /// Whether an entry of an allow list names this client: an absolute path names the
     /// executable, `uid:<n>` the user, anything else a Flatpak application id.
     public func isNamed(by entry: String) -> Bool {
@@ -55,14 +37,4 @@ public struct ClientIdentity: Sendable, Equatable {
     public func isNamed(byAnyOf list: Set<String>) -> Bool {
         list.contains { isNamed(by: $0) }
     }
-}
-
-/// The client properties that carry a `ClientIdentity` to the policy. Not `audio.session.*`:
-/// they declare nothing.
-public enum IdentityKey {
-    public static let prefix = "audio-session.identity."
-    public static let executable = "audio-session.identity.executable"
-    public static let appID = "audio-session.identity.app-id"
-    public static let uid = "audio-session.identity.uid"
-    public static let sandboxed = "audio-session.identity.sandboxed"
 }

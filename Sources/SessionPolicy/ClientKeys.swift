@@ -8,9 +8,9 @@ struct ClientKeys: Equatable {
     /// `audio.session.output-override` ("" when absent).
     var outputOverride: String
 
-    init(_ props: Properties) {
-        declaration = DeclarationValues(props)
-        applicationName = props["application.name"] ?? props["application.process.binary"]
-        outputOverride = props[DeclarationKey.outputOverride] ?? ""
+    init(_ facts: ClientFacts) {
+        declaration = DeclarationValues(facts.sessionKeys)
+        applicationName = facts.applicationName
+        outputOverride = facts.sessionKeys[DeclarationKey.outputOverride] ?? ""
     }
 }

@@ -5,14 +5,14 @@
 /// these values, in the order it hears of them.
 public enum Event: Sendable, Equatable {
     /// A client connected (`global_added` of a `pw_impl_client`).
-    case clientAdded(ClientID, Properties)
+    case clientAdded(ClientID, ClientFacts)
     /// The client updated its properties (`pw_core_update_properties`): the full new set.
-    case clientChanged(ClientID, Properties)
+    case clientChanged(ClientID, ClientFacts)
     case clientRemoved(ClientID)
     /// A stream node appeared. `direction` is `output` for `Stream/Output/Audio`.
-    case streamAdded(NodeID, client: ClientID, direction: StreamDirection, Properties)
+    case streamAdded(NodeID, client: ClientID, direction: StreamDirection, StreamFacts)
     /// The stream's properties changed (`pw_stream_update_properties`): the full new set.
-    case streamChanged(NodeID, Properties)
+    case streamChanged(NodeID, StreamFacts)
     /// The node's state became running (`true`) or left it (`false`): legacy activation (§1).
     case streamRunning(NodeID, Bool)
     /// The owner re-activated a node the policy had paused (R16).
@@ -22,15 +22,15 @@ public enum Event: Sendable, Equatable {
     /// the policy lets go of its pause; the program's own start is a new activation (R16).
     case streamReleasedToProgram(NodeID)
     case streamRemoved(NodeID)
-    /// A sink or source appeared, with its node and device properties merged.
-    case endpointAdded(NodeID, kind: EndpointKind, Properties)
-    case endpointChanged(NodeID, Properties)
+    /// A sink or source appeared (its node and device properties read together).
+    case endpointAdded(NodeID, kind: EndpointKind, EndpointFacts)
+    case endpointChanged(NodeID, EndpointFacts)
     /// The endpoint node is gone: for a private sink, a loss (R30).
     case endpointRemoved(NodeID)
     /// Jack unplug: the node stays, its device switched away from the headphone port (R30).
     case endpointPortLost(NodeID)
     /// Jack back: `newDeviceAvailable` (R32); no automatic resume (R31).
-    case endpointPortRestored(NodeID, Properties)
+    case endpointPortRestored(NodeID, EndpointFacts)
     /// The source's mute (user or mic-mute key) changed (R19).
     case endpointMuteChanged(NodeID, muted: Bool)
     /// A link from an output node to an input node (stream -> sink, source -> capture stream).

@@ -169,11 +169,11 @@ extension SessionPolicy {
     /// Handles a change of `audio.session.active` on a declared session.
     mutating func applyActivationRequest(_ s: SessionID) {
         guard case .client(let c) = s, declaredClients.contains(c) else { return }
-        var raw: String? = clients[c]?.properties[DeclarationKey.active]
+        var raw: String? = clients[c]?.facts.sessionKeys[DeclarationKey.active]
         if raw == nil {
             // Only streams with an `audio.session.*` key can carry `audio.session.active`.
             for n in declaringStreamsOfClient[c] ?? [] {
-                if let v = streams[n]?.properties[DeclarationKey.active] {
+                if let v = streams[n]?.facts.sessionKeys[DeclarationKey.active] {
                     raw = v
                     break
                 }
@@ -193,7 +193,7 @@ extension SessionPolicy {
             return
         }
         // A new value, or the same value asked again (a new request counter): answer it.
-        let request = clients[c]?.properties[DeclarationKey.activationRequest]
+        let request = clients[c]?.facts.sessionKeys[DeclarationKey.activationRequest]
         guard m.requestedActive != wanted || (request != nil && request != m.activationRequest) else { return }
         m.requestedActive = wanted
         m.activationRequest = request
@@ -207,8 +207,8 @@ extension SessionPolicy {
 
     /// `setActive(false, options: .notifyOthersOnDeactivation)`.
     func wantsNotifyOthers(_ c: ClientID) -> Bool {
-        if clients[c]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation { return true }
-        for n in declaringStreamsOfClient[c] ?? [] where streams[n]?.properties[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
+        if clients[c]?.facts.sessionKeys[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation { return true }
+        for n in declaringStreamsOfClient[c] ?? [] where streams[n]?.facts.sessionKeys[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
             return true
         }
         return false

@@ -191,7 +191,7 @@ extension SessionPolicy {
             return false
         }
         for c in endpointsOfClient.keys where streamsOfClient[c] == nil { return false }
-        for (c, keys) in clientKeys where clients[c].map({ ClientKeys($0.properties) }) != keys { return false }
+        for (c, keys) in clientKeys where clients[c].map({ ClientKeys($0.facts) }) != keys { return false }
         for (s, _) in derived {
             switch s {
             case .client(let c): if clients[c] == nil { return false }
@@ -202,7 +202,7 @@ extension SessionPolicy {
         for (n, st) in streams { byClient[st.client, default: []].insert(n) }
         if byClient != streamsOfClient.filter({ !$0.value.isEmpty }) { return false }
         var declaring: [ClientID: NodeList] = [:]
-        for (n, st) in streams where hasSessionKey(st.properties) { declaring[st.client, default: []].insert(n) }
+        for (n, st) in streams where hasSessionKey(st.facts.sessionKeys) { declaring[st.client, default: []].insert(n) }
         if declaring != declaringStreamsOfClient { return false }
         let sets: [(Membership, Set<SessionID>)] = [
             (.active, active), (.nonMixable, activeNonMixable), (.call, activeCalls), (.ducker, activeDuckers),

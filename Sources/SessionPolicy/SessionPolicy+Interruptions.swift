@@ -67,7 +67,7 @@ extension SessionPolicy {
     /// program's declaration on its client too.
     func usesClientLibrary(_ s: SessionID) -> Bool {
         guard case .client(let c) = s else { return false }
-        return clients[c]?.properties[DeclarationKey.library] != nil
+        return clients[c]?.facts.sessionKeys[DeclarationKey.library] != nil
     }
 
     /// Whether the policy holds one of the session's streams paused.

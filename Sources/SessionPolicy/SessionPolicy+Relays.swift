@@ -15,37 +15,37 @@ extension SessionPolicy {
     /// How many virtual sinks a route is followed through.
     static let maxRelayDepth = 4
 
-    static func linkGroup(_ props: Properties) -> String? {
-        guard let g = props["node.link-group"], !g.isEmpty else { return nil }
+    static func linkGroup(_ group: String?) -> String? {
+        guard let g = group, !g.isEmpty else { return nil }
         return g
     }
 
     /// The link group of a stream that is a relay: an output stream whose
     /// `node.link-group` is a present sink's.
-    func relayGroup(direction: StreamDirection, _ props: Properties) -> String? {
-        guard direction == .output, let g = Self.linkGroup(props), sinksOfGroup[g]?.isEmpty == false else { return nil }
+    func relayGroup(direction: StreamDirection, _ facts: StreamFacts) -> String? {
+        guard direction == .output, let g = Self.linkGroup(facts.linkGroup), sinksOfGroup[g]?.isEmpty == false else { return nil }
         return g
     }
 
     /// The relay behind a sink, when the sink is a virtual sink whose output stream is known.
     func relay(ofSink e: NodeID) -> NodeID? {
-        guard let ep = endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.properties) else { return nil }
+        guard let ep = endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup) else { return nil }
         return relayOfGroup[g]
     }
 
-    mutating func noteSinkGroup(_ e: NodeID, old: Properties?, new: EndpointInfo?) {
-        if let o = old, let g = Self.linkGroup(o) {
+    mutating func noteSinkGroup(_ e: NodeID, old: EndpointFacts?, new: EndpointInfo?) {
+        if let o = old, let g = Self.linkGroup(o.linkGroup) {
             sinksOfGroup[g]?.remove(e)
             if sinksOfGroup[g]?.isEmpty == true { sinksOfGroup[g] = nil }
         }
-        if let ep = new, ep.kind == .sink, let g = Self.linkGroup(ep.properties) {
+        if let ep = new, ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup) {
             sinksOfGroup[g, default: []].insert(e)
         }
     }
 
     /// A new relay. Streams already playing into its sink now reach what it reaches.
-    mutating func relayAdded(_ n: NodeID, client c: ClientID, group: String, _ props: Properties) {
-        relays[n] = RelayInfo(client: c, linkGroup: group, properties: props)
+    mutating func relayAdded(_ n: NodeID, client c: ClientID, group: String, _ facts: StreamFacts) {
+        relays[n] = RelayInfo(client: c, linkGroup: group, facts: facts)
         relayOfGroup[group] = n
         refreshStreams(behindRelay: n)
     }
@@ -64,11 +64,11 @@ extension SessionPolicy {
     /// tracked as an application stream so far, becomes the sink's relay. Its links are kept;
     /// whatever the policy did to it (a pause, a duck) is undone.
     mutating func adoptRelays(ofSink e: NodeID) {
-        guard let ep = endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.properties), relayOfGroup[g] == nil else {
+        guard let ep = endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup), relayOfGroup[g] == nil else {
             return
         }
         for n in streams.keys.sorted() {
-            guard let st = streams[n], st.direction == .output, Self.linkGroup(st.properties) == g else { continue }
+            guard let st = streams[n], st.direction == .output, Self.linkGroup(st.facts.linkGroup) == g else { continue }
             let kept = (linksOfNode[n] ?? []).sorted().compactMap { l in links[l].map { (l, $0) } }
             if st.pausedByPolicy { emit(.resume(n)) }
             if st.duckGain != 1 { emit(.duck(n, gain: 1, rampMilliseconds: 0)) }
@@ -79,7 +79,7 @@ extension SessionPolicy {
                 linksOfNode[link.output, default: []].insert(l)
                 linksOfNode[link.input, default: []].insert(l)
             }
-            relayAdded(n, client: st.client, group: g, st.properties)
+            relayAdded(n, client: st.client, group: g, st.facts)
             return
         }
     }

@@ -18,7 +18,7 @@ extension SessionPolicy {
     func isPrivateOutput(_ e: NodeID) -> Bool {
         guard let ep = endpoints[e], ep.kind == .sink, !ep.portLost else { return false }
         if configuration.privatePortTypes.contains(ep.port.type) { return true }
-        if let ff = ep.properties["device.form-factor"], configuration.privateFormFactors.contains(ff.lowercased()) { return true }
+        if let ff = ep.facts.formFactor, configuration.privateFormFactors.contains(ff) { return true }
         return false
     }
 
@@ -174,9 +174,9 @@ extension SessionPolicy {
         return out.sorted()
     }
 
-    mutating func endpointAdded(_ e: NodeID, kind: EndpointKind, _ props: Properties) {
-        let old = endpoints[e]?.properties
-        let ep = EndpointInfo(kind: kind, properties: props)
+    mutating func endpointAdded(_ e: NodeID, kind: EndpointKind, _ facts: EndpointFacts) {
+        let old = endpoints[e]?.facts
+        let ep = EndpointInfo(kind: kind, facts: facts)
         endpoints[e] = ep
         noteSinkGroup(e, old: old, new: ep)
         adoptRelays(ofSink: e)
@@ -185,11 +185,10 @@ extension SessionPolicy {
         deviceArrived(e)
     }
 
-    mutating func endpointChanged(_ e: NodeID, _ props: Properties) {
+    mutating func endpointChanged(_ e: NodeID, _ facts: EndpointFacts) {
         guard var ep = endpoints[e] else { return }
-        let old = ep.properties
-        ep.properties = props
-        ep.port = Port.from(props, kind: ep.kind)
+        let old = ep.facts
+        ep.facts = facts
         endpoints[e] = ep
         noteSinkGroup(e, old: old, new: ep)
         adoptRelays(ofSink: e)
@@ -203,7 +202,7 @@ extension SessionPolicy {
         if isPrivateOutput(e) { privateOutputLost(e) }
         for s in sessionsLinked(to: e) { touched.insert(s) }
         for l in linksOfNode[e] ?? [] { removeLink(l) }
-        noteSinkGroup(e, old: endpoints[e]?.properties, new: nil)
+        noteSinkGroup(e, old: endpoints[e]?.facts, new: nil)
         endpoints[e] = nil
         linksOfNode[e] = nil
         availableRoute = nil
@@ -221,10 +220,9 @@ extension SessionPolicy {
         for s in sessionsLinked(to: e) { touched.insert(s) }
     }
 
-    mutating func endpointPortRestored(_ e: NodeID, _ props: Properties) {
+    mutating func endpointPortRestored(_ e: NodeID, _ facts: EndpointFacts) {
         guard var ep = endpoints[e] else { return }
-        ep.properties = props
-        ep.port = Port.from(props, kind: ep.kind)
+        ep.facts = facts
         ep.portLost = false
         endpoints[e] = ep
         availableRoute = nil

@@ -155,11 +155,11 @@ extension SessionPolicy {
         // Output streams of virtual sinks given as streams are relays (see `RelayInfo`).
         indexSinkGroups()
         for (n, st) in streams.sorted(by: { $0.key < $1.key }) {
-            guard let g = relayGroup(direction: st.direction, st.properties),
+            guard let g = relayGroup(direction: st.direction, st.facts),
                 !relays.values.contains(where: { $0.linkGroup == g })
             else { continue }
             streams[n] = nil
-            relays[n] = RelayInfo(client: st.client, linkGroup: g, properties: st.properties)
+            relays[n] = RelayInfo(client: st.client, linkGroup: g, facts: st.facts)
         }
         silentMode = graph.silentMode
         screenLocked = graph.screenLocked
@@ -170,23 +170,17 @@ extension SessionPolicy {
         let fresh = graph.policy == nil
         if fresh {
             for (c, var info) in clients {
-                if case .success(let d) = Declaration.parse(info.properties) { info.declaration = d } else { info.declaration = nil }
+                if case .success(let d) = Declaration.parse(info.facts.sessionKeys) { info.declaration = d } else { info.declaration = nil }
                 clients[c] = info
             }
             for (n, var st) in streams {
-                if case .success(let d) = Declaration.parse(st.properties) { st.declaration = d } else { st.declaration = nil }
+                if case .success(let d) = Declaration.parse(st.facts.sessionKeys) { st.declaration = d } else { st.declaration = nil }
                 if st.pausedByPolicy {
                     // Not ours any more: a fresh policy paused nothing.
                     st.pausedByPolicy = false
                 }
                 st.lostOutput = nil
                 streams[n] = st
-            }
-        } else {
-            // Endpoint ports are derived from properties: recompute them.
-            for (e, var ep) in endpoints {
-                ep.port = Port.from(ep.properties, kind: ep.kind)
-                endpoints[e] = ep
             }
         }
         rebuildIndexes()

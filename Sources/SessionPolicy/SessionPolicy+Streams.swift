@@ -1,13 +1,13 @@
 /// Clients and streams: declarations (§1-4), legacy activation, removal.
 /// `AVAudioSession.setCategory(_:mode:options:)`, `setActive(_:)`.
 extension SessionPolicy {
-    mutating func clientAdded(_ c: ClientID, _ props: Properties) {
+    mutating func clientAdded(_ c: ClientID, _ facts: ClientFacts) {
         if clients[c] != nil {
-            clientChanged(c, props)
+            clientChanged(c, facts)
             return
         }
-        var info = ClientInfo(properties: props)
-        let keys = ClientKeys(props)
+        var info = ClientInfo(facts: facts)
+        let keys = ClientKeys(facts)
         let parsed = Declaration.parse(keys.declaration)
         if case .success(let d) = parsed { info.declaration = d }
         clients[c] = info
@@ -21,20 +21,20 @@ extension SessionPolicy {
         }
     }
 
-    mutating func clientChanged(_ c: ClientID, _ props: Properties) {
+    mutating func clientChanged(_ c: ClientID, _ facts: ClientFacts) {
         guard var info = clients[c] else {
-            clientAdded(c, props)
+            clientAdded(c, facts)
             return
         }
         let before = traits(.client(c))
         // The keys of the new set are read once; those of the old set were kept when it came.
-        let keys = ClientKeys(props)
-        let previous = clientKeys.updateValue(keys, forKey: c) ?? ClientKeys(info.properties)
+        let keys = ClientKeys(facts)
+        let previous = clientKeys.updateValue(keys, forKey: c) ?? ClientKeys(info.facts)
         let declarationTouched = keys.declaration != previous.declaration
         // The cached traits of the client's sessions read its declaration and its name only.
         let nameChanged = keys.applicationName != previous.applicationName
         let previousDeclaration = info.declaration
-        info.properties = props
+        info.facts = facts
         let parsed = Declaration.parse(keys.declaration)
         // A refused declaration leaves the previous valid one in force (§4).
         if case .success(let d) = parsed { info.declaration = d }
@@ -56,7 +56,7 @@ extension SessionPolicy {
         // streams would get gain resets (effects naming nodes gone by the end of this
         // event) and activate as legacy sessions for an instant.
         let nodes = (streamsOfClient[c] ?? []).sorted()
-        for n in nodes where !(streams[n].map { hasSessionKey($0.properties) } ?? false) { streamRemoved(n) }
+        for n in nodes where !(streams[n].map { hasSessionKey($0.facts.sessionKeys) } ?? false) { streamRemoved(n) }
         for n in nodes where streams[n] != nil { streamRemoved(n) }
         if declaredClients.contains(c) {
             removeSession(.client(c), notifyOthers: wantsNotifyOthers(c))
@@ -70,15 +70,15 @@ extension SessionPolicy {
         derived[.client(c)] = nil
     }
 
-    mutating func streamAdded(_ n: NodeID, client c: ClientID, direction: StreamDirection, _ props: Properties) {
+    mutating func streamAdded(_ n: NodeID, client c: ClientID, direction: StreamDirection, _ facts: StreamFacts) {
         // A re-announced node replaces the old one. When its session is the same one
         // afterwards (same legacy node, or the same declaring client), that session's
         // interruption outlives the replacement: it heard `began` and no `ended` (R13).
         var carried: (SessionID, InterruptionMark)?
         if relays[n] != nil { relayRemoved(n) }
-        if let g = relayGroup(direction: direction, props) {
+        if let g = relayGroup(direction: direction, facts) {
             if streams[n] != nil { streamRemoved(n) }
-            relayAdded(n, client: c, group: g, props)
+            relayAdded(n, client: c, group: g, facts)
             return
         }
         if streams[n] != nil {
@@ -88,10 +88,10 @@ extension SessionPolicy {
         let newClient = clients[c] == nil
         if newClient {
             // A stream of a client we never heard of: track it with an empty client.
-            clients[c] = ClientInfo(properties: [:])
+            clients[c] = ClientInfo(facts: ClientFacts())
         }
-        var info = StreamInfo(client: c, direction: direction, properties: props)
-        let parsed = Declaration.parse(props)
+        var info = StreamInfo(client: c, direction: direction, facts: facts)
+        let parsed = Declaration.parse(facts.sessionKeys)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info
         streamsOfClient[c, default: []].insert(n)
@@ -114,17 +114,17 @@ extension SessionPolicy {
         }
     }
 
-    mutating func streamChanged(_ n: NodeID, _ props: Properties) {
+    mutating func streamChanged(_ n: NodeID, _ facts: StreamFacts) {
         if relays[n] != nil {
             // A relay stays one while its node lives (its link group is set at creation).
-            relays[n]?.properties = props
+            relays[n]?.facts = facts
             return
         }
         guard var info = streams[n], let old = sessionOf(n) else { return }
         let before = traits(old)
-        let values = DeclarationValues(props)
-        let declarationTouched = values != DeclarationValues(info.properties)
-        info.properties = props
+        let values = DeclarationValues(facts.sessionKeys)
+        let declarationTouched = values != DeclarationValues(info.facts.sessionKeys)
+        info.facts = facts
         let parsed = Declaration.parse(values)
         if case .success(let d) = parsed { info.declaration = d }
         streams[n] = info

@@ -62,13 +62,13 @@ extension SessionPolicy {
 
     /// A client declares when its properties or one of its streams' carry `audio.session.*`.
     func computeDeclared(_ c: ClientID) -> Bool {
-        if let props = clients[c]?.properties, hasSessionKey(props) { return true }
+        if let keys = clients[c]?.facts.sessionKeys, hasSessionKey(keys) { return true }
         return declaringStreamsOfClient[c]?.isEmpty == false
     }
 
     /// Keeps `declaringStreamsOfClient` in step after the stream came, changed or went.
     mutating func noteSessionKeys(ofStream n: NodeID, client c: ClientID) {
-        if let st = streams[n], hasSessionKey(st.properties) {
+        if let st = streams[n], hasSessionKey(st.facts.sessionKeys) {
             declaringStreamsOfClient[c, default: []].insert(n)
         } else if declaringStreamsOfClient[c]?.remove(n) != nil, declaringStreamsOfClient[c]?.isEmpty == true {
             declaringStreamsOfClient[c] = nil
@@ -83,19 +83,14 @@ extension SessionPolicy {
     }
 
     func applicationName(_ c: ClientID, stream: NodeID? = nil) -> String? {
-        if let props = clients[c]?.properties {
-            if let n = props["application.name"] { return n }
-            if let b = props["application.process.binary"] { return b }
-        }
-        if let n = stream, let props = streams[n]?.properties {
-            return props["application.name"] ?? props["application.process.binary"]
-        }
+        if let name = clients[c]?.facts.applicationName { return name }
+        if let n = stream { return streams[n]?.facts.applicationName }
         return nil
     }
 
     /// The identity the module established for the client (trusted when it gave none).
     func identity(_ c: ClientID) -> ClientIdentity {
-        ClientIdentity(clients[c]?.properties ?? [:])
+        clients[c]?.facts.identity ?? ClientIdentity()
     }
 
     /// Call priority is granted, not claimed (R10): to the clients the allow list names by
@@ -125,7 +120,7 @@ extension SessionPolicy {
     }
 
     func roleRule(_ n: NodeID) -> RoleRule {
-        guard let role = streams[n]?.properties["media.role"], !role.isEmpty else {
+        guard let role = streams[n]?.facts.role, !role.isEmpty else {
             return configuration.noRoleRule
         }
         return configuration.roleRule(role) ?? configuration.noRoleRule

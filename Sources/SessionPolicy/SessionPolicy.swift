@@ -171,6 +171,9 @@ public struct SessionPolicy: Sendable {
     /// The session stream `n` belongs to now (its client's when the client declares).
     public func session(ofStream n: NodeID) -> SessionID? { sessionOf(n) }
 
+    /// Whether the endpoint is a sink or a source; nil for an unknown node.
+    public func endpointKind(_ n: NodeID) -> EndpointKind? { endpoints[n]?.kind }
+
     /// The global state as it would be published now.
     public var global: GlobalSnapshot {
         var copy = self

@@ -52,11 +52,11 @@ public struct GlobalSnapshot: Sendable, Equatable {
 
 /// A client as the policy knows it.
 public struct ClientInfo: Sendable, Equatable {
-    public var properties: Properties
+    public var facts: ClientFacts
     /// The declaration in force (the last valid one), from the client properties.
     public var declaration: Declaration?
-    public init(properties: Properties, declaration: Declaration? = nil) {
-        self.properties = properties
+    public init(facts: ClientFacts, declaration: Declaration? = nil) {
+        self.facts = facts
         self.declaration = declaration
     }
 }
@@ -65,7 +65,7 @@ public struct ClientInfo: Sendable, Equatable {
 public struct StreamInfo: Sendable, Equatable {
     public var client: ClientID
     public var direction: StreamDirection
-    public var properties: Properties
+    public var facts: StreamFacts
     /// The node runs (it is scheduled and not corked).
     public var running: Bool
     /// The policy paused it (and has not resumed it).
@@ -82,13 +82,13 @@ public struct StreamInfo: Sendable, Equatable {
     public var userChosenEndpoint: NodeID?
 
     public init(
-        client: ClientID, direction: StreamDirection, properties: Properties, running: Bool = false,
+        client: ClientID, direction: StreamDirection, facts: StreamFacts, running: Bool = false,
         pausedByPolicy: Bool = false, declaration: Declaration? = nil, duckGain: Float = 1,
         silenced: Bool = false, lostOutput: String? = nil, userChosenEndpoint: NodeID? = nil
     ) {
         self.client = client
         self.direction = direction
-        self.properties = properties
+        self.facts = facts
         self.running = running
         self.pausedByPolicy = pausedByPolicy
         self.declaration = declaration
@@ -102,16 +102,15 @@ public struct StreamInfo: Sendable, Equatable {
 /// A sink or source.
 public struct EndpointInfo: Sendable, Equatable {
     public var kind: EndpointKind
-    public var properties: Properties
-    public var port: Port
+    public var facts: EndpointFacts
+    public var port: Port { facts.port }
     /// The device switched away from this node's private port (jack unplugged).
     public var portLost: Bool
     /// Source mute (R19).
     public var muted: Bool
-    public init(kind: EndpointKind, properties: Properties, portLost: Bool = false, muted: Bool = false) {
+    public init(kind: EndpointKind, facts: EndpointFacts, portLost: Bool = false, muted: Bool = false) {
         self.kind = kind
-        self.properties = properties
-        self.port = Port.from(properties, kind: kind)
+        self.facts = facts
         self.portLost = portLost
         self.muted = muted
     }
@@ -129,12 +128,12 @@ public struct RelayInfo: Sendable, Equatable {
     public var client: ClientID
     /// `node.link-group`, shared with its sink.
     public var linkGroup: String
-    public var properties: Properties
+    public var facts: StreamFacts
 
-    public init(client: ClientID, linkGroup: String, properties: Properties) {
+    public init(client: ClientID, linkGroup: String, facts: StreamFacts) {
         self.client = client
         self.linkGroup = linkGroup
-        self.properties = properties
+        self.facts = facts
     }
 }
 

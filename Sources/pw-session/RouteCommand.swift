@@ -1,4 +1,5 @@
 import AudioSession
+import PipeWireFacts
 import ArgumentParser
 import Foundation
 

@@ -32,6 +32,7 @@
 //             republishes the session, whose published stream list has N + 1 entries, so the
 //             decision's output is O(N) by specification; the rest should not be.
 import SessionPolicy
+import PipeWireFacts
 
 struct Row {
     var workload: String

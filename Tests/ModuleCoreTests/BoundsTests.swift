@@ -1,5 +1,6 @@
 import AudioSessionModuleCore
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// Declarations have a size; the core keeps only what it reads (docs/trust.md).
@@ -35,7 +36,7 @@ import Testing
         core.handle(.clientChanged(ClientID(5), ["application.name": "app", "audio.session.category": "playback",
                                                  "audio.session.mode": long]))
         #expect(refusals(sink.take()) == ["badParam"])
-        let kept = core.policy.snapshot().clients[ClientID(5)]?.properties
+        let kept = core.policy.snapshot().clients[ClientID(5)]?.facts.sessionKeys
         #expect(kept?["audio.session.mode"] == nil)
         #expect(kept?["audio.session.category"] == "playback")
         #expect(core.policy.sessions[.client(ClientID(5))]?.category == .playback)
@@ -47,7 +48,7 @@ import Testing
         core.handle(.clientChanged(ClientID(5), props))
         #expect(refusals(sink.take()) == ["badParam"])
         #expect(core.policy.sessions[.client(ClientID(5))]?.category == .playback)
-        #expect(core.policy.snapshot().clients[ClientID(5)]?.properties.count ?? 99 <= 3)
+        #expect(core.policy.snapshot().clients[ClientID(5)]?.facts.sessionKeys.count ?? 99 <= 3)
     }
 
     @Test func anOptionsListOfSeventeenEntriesIsRefused() {
@@ -55,16 +56,17 @@ import Testing
         core.handle(.streamAdded(NodeID(50), client: ClientID(6), direction: .output,
                                  ["audio.session.category": "playback", "audio.session.options": options]))
         #expect(refusals(sink.take()) == ["badParam"])
-        #expect(core.policy.snapshot().streams[NodeID(50)]?.properties["audio.session.options"] == nil)
+        #expect(core.policy.snapshot().streams[NodeID(50)]?.facts.sessionKeys["audio.session.options"] == nil)
     }
 
     @Test func propertiesThePolicyDoesNotReadAreNotKeptAndLongNamesAreCut() {
         var props: Properties = ["media.role": "Music", "application.name": String(repeating: "n", count: 10_000)]
         for i in 0..<1000 { props["junk.\(i)"] = String(repeating: "j", count: 1000) }
         core.handle(.streamAdded(NodeID(60), client: ClientID(7), direction: .output, props))
-        let kept = core.policy.snapshot().streams[NodeID(60)]?.properties
-        #expect(kept?.count == 2)
-        #expect(kept?["application.name"]?.utf8.count == 256)
+        let kept = core.policy.snapshot().streams[NodeID(60)]?.facts
+        #expect(kept?.role == "Music")
+        #expect(kept?.sessionKeys.isEmpty == true)
+        #expect(kept?.applicationName?.utf8.count == 256)
         #expect(refusals(sink.take()).isEmpty)
     }
 

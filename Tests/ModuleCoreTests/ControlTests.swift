@@ -1,5 +1,6 @@
 import AudioSessionModuleCore
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// Silent mode and screen lock from a client's own properties (R20, Control.swift).
@@ -17,7 +18,7 @@ import Testing
         var ambient = Recorded.pwPlayStream(id: Self.ambientStream, client: Self.ambientClient, role: "Music", serial: 50)
         ambient["media.role"] = nil
         ambient["audio.session.category"] = "ambient"
-        let events: [Event] = Recorded.idleGraph
+        let events: [GraphEvent] = Recorded.idleGraph
             + Recorded.play(client: Self.ambientClient, Recorded.pwCatClient(id: Self.ambientClient, pid: 100, serial: 48),
                             stream: Self.ambientStream, ambient, links: [44, 45], sink: Recorded.speakerID)
             + Recorded.play(client: Self.musicClient, Recorded.pwCatClient(id: Self.musicClient, pid: 101, serial: 49),
@@ -173,7 +174,7 @@ import Testing
         core.handle(.clientChanged(ClientID(80), forged))
         core.flush()
         #expect(core.policy.sessions[.stream(NodeID(81))]?.priority == .normal)
-        #expect(core.policy.snapshot().clients[ClientID(80)]?.properties[IdentityKey.sandboxed] == "true")
-        #expect(core.policy.snapshot().streams[NodeID(81)]?.properties[IdentityKey.executable] == nil)
+        #expect(core.policy.snapshot().clients[ClientID(80)]?.facts.identity.sandboxed == true)
+        #expect(core.policy.snapshot().clients[ClientID(80)]?.facts.identity.executable == "/usr/bin/pw-play")
     }
 }

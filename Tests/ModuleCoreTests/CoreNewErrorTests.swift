@@ -2,6 +2,7 @@ import AudioSessionCoreABI
 import AudioSessionModuleCore
 import Foundation
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// `as_core_new` with bad arguments: NULL and a sentence in the caller's buffer.

@@ -1,6 +1,7 @@
 import AudioSessionCoreABI
 import AudioSessionModuleCore
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// Module issue item 1: bursts of property changes are decided once, on the settled
@@ -16,7 +17,7 @@ import Testing
         _ = sink.recording.take()
     }
 
-    func declaring(_ category: String) -> Event {
+    func declaring(_ category: String) -> GraphEvent {
         var p = Recorded.musicClient
         p["audio.session.category"] = category
         return .clientChanged(ClientID(Self.client), p)

@@ -2,6 +2,7 @@ import AudioSessionCoreABI
 import AudioSessionModuleCore
 import Foundation
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// The module's doc block and MODULE_USAGE name exactly the keys the parser reads.

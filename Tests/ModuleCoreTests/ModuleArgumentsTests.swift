@@ -2,6 +2,7 @@ import AudioSessionCoreABI
 import AudioSessionModuleCore
 import Foundation
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// `ModuleArguments.configuration(from:)`: the keys of the module's doc block

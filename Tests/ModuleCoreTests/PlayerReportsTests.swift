@@ -1,5 +1,6 @@
 import AudioSessionModuleCore
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// The MPRIS bridge's reports (PlayerReports.swift, docs/mpris.md) through the module core.
@@ -14,7 +15,7 @@ import Testing
     init() {
         core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
         core.daemonUserID = 1000
-        let events: [Event] = Recorded.idleGraph
+        let events: [GraphEvent] = Recorded.idleGraph
             + Recorded.play(client: Self.musicClient, Recorded.pwCatClient(id: Self.musicClient, pid: 101, serial: 49),
                             stream: Self.musicStream,
                             Recorded.pwPlayStream(id: Self.musicStream, client: Self.musicClient, role: "Music", serial: 51),

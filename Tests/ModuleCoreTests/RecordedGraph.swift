@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 
 /// Properties of graph objects as PipeWire 0.3.65 set them, copied from `pw-dump`
 /// in the sandbox (`pw-session sandbox -- sh -c 'pw-play --media-role Music x.wav &
@@ -83,7 +84,7 @@ enum Recorded {
     static let phoneStream = pwPlayStream(id: phoneStreamID, client: phoneClientID, role: "Phone", serial: 69)
 
     /// The sandbox before anything plays: daemon and WirePlumber clients, two sinks.
-    static let idleGraph: [Event] = [
+    static let idleGraph: [GraphEvent] = [
         .clientAdded(ClientID(32), daemonClient),
         .clientAdded(ClientID(34), wireplumberClient),
         .endpointAdded(NodeID(speakerID), kind: .sink, speaker),
@@ -93,7 +94,7 @@ enum Recorded {
     /// pw-play connects, its stream appears, WirePlumber links it (FL, FR) to the
     /// default sink (the headphones) and the stream starts running.
     static func play(client: UInt32, _ clientProps: Properties, stream: UInt32, _ streamProps: Properties,
-                     links: [UInt32], sink: UInt32) -> [Event] {
+                     links: [UInt32], sink: UInt32) -> [GraphEvent] {
         [.clientAdded(ClientID(client), clientProps),
          .streamAdded(NodeID(stream), client: ClientID(client), direction: .output, streamProps)]
             + links.map { .linkAdded(LinkID($0), output: NodeID(stream), input: NodeID(sink)) }
@@ -107,7 +108,7 @@ enum Recorded {
 
     /// `pw-cli destroy` of the headphones: the node's destroy hook runs while its
     /// links still exist, then the links go.
-    static let headphonesRemoved: [Event] =
+    static let headphonesRemoved: [GraphEvent] =
         [.endpointRemoved(NodeID(headphonesID))]
         + (musicLinks + phoneLinks).map { .linkRemoved(LinkID($0)) }
 }

@@ -1,5 +1,6 @@
 import AudioSessionModuleCore
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// ModuleCore driven by the event sequences the module sees in the sandbox
@@ -12,7 +13,7 @@ import Testing
         core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
     }
 
-    func feed(_ events: [Event]) -> [EffectCall] {
+    func feed(_ events: [GraphEvent]) -> [EffectCall] {
         for e in events { core.handle(e) }
         return sink.take()
     }

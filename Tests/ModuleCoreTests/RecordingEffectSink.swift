@@ -1,6 +1,7 @@
 import AudioSessionModuleCore
 import Foundation
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// One call the core made on its `EffectSink`, in the order it made them.

@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 @Suite("Repeated activation requests (R6, R16)")

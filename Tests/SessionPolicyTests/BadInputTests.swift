@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 @Suite("Declarations and bad input (§1-4, 9)")

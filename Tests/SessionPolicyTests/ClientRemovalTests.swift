@@ -1,4 +1,5 @@
 import Testing
+import PipeWireFacts
 @testable import SessionPolicy
 
 /// Removing a client whose streams are gone with it (a sequence first found by the

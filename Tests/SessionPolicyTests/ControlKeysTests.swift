@@ -1,4 +1,5 @@
 import Testing
+import PipeWireFacts
 @testable import SessionPolicy
 
 @Suite("Control keys are not declarations")

@@ -1,4 +1,5 @@
 import Testing
+import PipeWireFacts
 @testable import SessionPolicy
 
 /// Duckers whose declaration changes while they duck (a sequence first found by the

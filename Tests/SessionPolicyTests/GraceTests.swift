@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// The grace period after an interrupter or a ducker goes (R7, R14, R3): a prompt whose

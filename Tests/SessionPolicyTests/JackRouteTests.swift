@@ -1,4 +1,5 @@
 import Testing
+import PipeWireFacts
 @testable import SessionPolicy
 
 /// A headphone jack: the sink node stays, its port changes (the card switches its route). The module

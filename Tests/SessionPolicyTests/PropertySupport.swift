@@ -1,4 +1,5 @@
 import PropertyBased
+import PipeWireFacts
 @testable import SessionPolicy
 import Testing
 

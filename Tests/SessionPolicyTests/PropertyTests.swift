@@ -1,5 +1,6 @@
 import PropertyBased
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 @Suite("Invariants over random event sequences")

@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// A ducked session's published state (first found by the module's integration tests on

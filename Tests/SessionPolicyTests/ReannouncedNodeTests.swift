@@ -1,4 +1,5 @@
 import Testing
+import PipeWireFacts
 @testable import SessionPolicy
 
 /// Nodes announced again under the same id while their session is interrupted (sequences

@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// Virtual sinks and their output streams (loopbacks; WirePlumber 0.5's role loopbacks):
@@ -135,7 +136,7 @@ struct RelayTests {
         var fresh = w.policy.snapshot()
         fresh.policy = nil
         if let r = fresh.relays.removeValue(forKey: N(30)) {
-            fresh.streams[N(30)] = StreamInfo(client: r.client, direction: .output, properties: r.properties, running: true)
+            fresh.streams[N(30)] = StreamInfo(client: r.client, direction: .output, facts: r.facts, running: true)
         }
         var rebuilt = SessionPolicy()
         _ = rebuilt.handle(.snapshot(fresh))

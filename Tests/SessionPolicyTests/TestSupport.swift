@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 func C(_ raw: UInt32) -> ClientID { ClientID(raw) }

@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// Priority is granted on the identity the module established, never on what a client

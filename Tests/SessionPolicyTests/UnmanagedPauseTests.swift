@@ -1,4 +1,5 @@
 import Testing
+import PipeWireFacts
 @testable import SessionPolicy
 
 /// Pauses of streams whose session becomes unmanaged (a sequence first found by the

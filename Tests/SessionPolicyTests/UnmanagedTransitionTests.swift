@@ -1,4 +1,5 @@
 import Testing
+import PipeWireFacts
 @testable import SessionPolicy
 
 /// Sessions whose role or declaration makes them unmanaged (sequences first found by the

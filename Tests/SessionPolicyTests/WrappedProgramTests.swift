@@ -1,4 +1,5 @@
 import SessionPolicy
+import PipeWireFacts
 import Testing
 
 /// Wrapped programs, whose declaration reaches the policy on their stream or their client

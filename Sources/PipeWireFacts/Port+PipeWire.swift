@@ -1,3 +1,5 @@
+import SessionPolicy
+
 extension Port {
     /// Describes an endpoint from its merged node and device properties.
     ///
