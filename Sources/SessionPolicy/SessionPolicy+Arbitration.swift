@@ -122,12 +122,9 @@ extension SessionPolicy {
                 clearInterruption(s)
                 notify(s, .interruptionEnded(shouldResume: false))
             }
-            activationCounter = activationCounter &+ 1
-            let order = activationCounter
             justActivated.insert(s)
             Self.edit(&marks[s, default: SessionMarks()]) { m in
                 m.active = true
-                m.activationOrder = order
             }
             updateMembership(s)
             takeOverHeldEnds(s, t)

@@ -81,6 +81,17 @@ struct DerivedTraits: Equatable {
     var applicationName: String?
     /// §1 Game: ambient when other audio already plays at activation.
     var ambientWhenOtherAudioPlays: Bool
+
+    /// The traits with the category chosen at activation applied (a Game stream's
+    /// adaptive category, §1), when it differs from the declared one.
+    func adapted(to adaptive: Category?) -> SessionTraits {
+        var t = traits
+        if let adaptive, adaptive != t.category {
+            t.category = adaptive
+            t.options = Declaration(category: adaptive, mode: t.mode, options: declaredOptions).effectiveOptions
+        }
+        return t
+    }
 }
 
 extension SessionPolicy {

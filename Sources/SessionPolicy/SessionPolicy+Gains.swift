@@ -100,12 +100,6 @@ extension SessionPolicy {
         }
     }
 
-    /// R22 for one session: another client's non-mixable primary audio plays.
-    func hintValue(for s: SessionID) -> Bool {
-        let c = clientOf(s)
-        return primary.contains { clientOf($0) != c }
-    }
-
     /// Tells active sessions whose hint flipped (R22).
     mutating func refreshHints() {
         var targets: [SessionID]

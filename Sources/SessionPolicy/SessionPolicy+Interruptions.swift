@@ -77,16 +77,13 @@ extension SessionPolicy {
 
     /// Pauses every running stream of the session that the policy has not paused yet.
     mutating func pauseRunningStreams(_ s: SessionID) {
-        for n in streamsOf(s) {
-            guard var st = streams[n], st.running, !st.pausedByPolicy else { continue }
-            st.running = false
-            st.pausedByPolicy = true
-            streams[n] = st
-            emit(.pause(n))
+        for n in streamsOf(s) where streams[n]?.running == true {
+            pause(n)
         }
         touched.insert(s)
     }
 
+    /// Pauses the stream unless the policy already holds it paused.
     mutating func pause(_ n: NodeID) {
         guard var st = streams[n], !st.pausedByPolicy else { return }
         st.running = false

@@ -140,16 +140,8 @@ extension SessionPolicy {
 
     /// The ports of distinct endpoints, in node order.
     static func portsInNodeOrder(_ found: inout [(NodeID, Port)]) -> [Port] {
-        if found.isEmpty { return [] }
-        if found.count > 1 { found.sort { $0.0 < $1.0 } }
-        var out: [Port] = []
-        out.reserveCapacity(found.count)
-        var last: NodeID?
-        for (e, port) in found where e != last {
-            last = e
-            out.append(port)
-        }
-        return out
+        var ids: [NodeID] = []
+        return portsInNodeOrder(&found, ids: &ids)
     }
 
     /// Every endpoint present (published as the global `currentRoute`).

@@ -50,12 +50,8 @@ extension SessionPolicy {
         case .stream(let n):
             guard let st = streams[n], !declaredClients.contains(st.client), let found = derived[s] ?? deriveTraits(s) else { return nil }
             d = found
-            t = d.traits
-            guard !t.unmanaged else { return nil }
-            if let adaptive = mk?.adaptiveCategory, adaptive != t.category {
-                t.category = adaptive
-                t.options = Declaration(category: adaptive, mode: t.mode, options: d.declaredOptions).effectiveOptions
-            }
+            guard !d.traits.unmanaged else { return nil }
+            t = d.adapted(to: mk?.adaptiveCategory)
             nodes = [n]
             account(st)
             route = streamRoutes[n]
@@ -164,7 +160,6 @@ extension SessionPolicy {
         silentMode = graph.silentMode
         screenLocked = graph.screenLocked
         marks = graph.policy?.sessions ?? [:]
-        activationCounter = graph.policy?.activationCounter ?? 0
         published = [:]
         lastGlobal = nil
         let fresh = graph.policy == nil

@@ -136,12 +136,7 @@ extension SessionPolicy {
         case .stream(let n):
             guard let st = streams[n], !declaredClients.contains(st.client) else { return nil }
             guard let d = derived[s] ?? deriveTraits(s) else { return nil }
-            var t = d.traits
-            if let adaptive = marks[s]?.adaptiveCategory, adaptive != t.category {
-                t.category = adaptive
-                t.options = Declaration(category: adaptive, mode: t.mode, options: d.declaredOptions).effectiveOptions
-            }
-            return t
+            return d.adapted(to: marks[s]?.adaptiveCategory)
         }
     }
 

@@ -33,7 +33,6 @@ public struct SessionPolicy: Sendable {
     var silentMode = false
     var screenLocked = false
     var marks: [SessionID: SessionMarks] = [:]
-    var activationCounter: UInt64 = 0
 
     // Indexes, derived from the above (rebuilt by `rebuildIndexes`).
     var streamsOfClient: [ClientID: NodeList] = [:]
@@ -153,7 +152,6 @@ public struct SessionPolicy: Sendable {
     public func snapshot() -> GraphSnapshot {
         var policy = PolicyMarks()
         policy.sessions = marks
-        policy.activationCounter = activationCounter
         return GraphSnapshot(
             clients: clients, streams: streams, endpoints: endpoints, links: links, relays: relays,
             silentMode: silentMode, screenLocked: screenLocked, policy: policy)

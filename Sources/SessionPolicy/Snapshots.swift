@@ -176,8 +176,6 @@ public struct InterruptionMark: Sendable, Equatable {
 /// The policy's own record of one session.
 public struct SessionMarks: Sendable, Equatable {
     public var active: Bool = false
-    /// Order of the last activation ("last in wins").
-    public var activationOrder: UInt64 = 0
     /// The last `audio.session.active` value seen (explicit activation).
     public var requestedActive: Bool?
     /// The last `audio.session.activation-request` counter seen with it.
@@ -196,7 +194,6 @@ public struct SessionMarks: Sendable, Equatable {
 /// The policy's own records: what a restarted policy cannot see in the graph.
 public struct PolicyMarks: Sendable, Equatable {
     public var sessions: [SessionID: SessionMarks] = [:]
-    public var activationCounter: UInt64 = 0
     public init() {}
 }
 
