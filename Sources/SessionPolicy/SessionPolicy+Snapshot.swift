@@ -206,16 +206,7 @@ extension SessionPolicy {
         // Streams with policy gains outside any session (e.g. now unmanaged) get them undone.
         for (n, st) in streams.sorted(by: { $0.key < $1.key }) where st.direction == .output {
             guard let s = sessionOf(n), traits(s)?.unmanaged == true else { continue }
-            var cleared = st
-            if st.duckGain != 1 {
-                cleared.duckGain = 1
-                emit(.duck(n, gain: 1, rampMilliseconds: configuration.duckRampUpMilliseconds))
-            }
-            if st.silenced {
-                cleared.silenced = false
-                emit(.silence(n, false))
-            }
-            streams[n] = cleared
+            undoGains(n)
         }
     }
 }

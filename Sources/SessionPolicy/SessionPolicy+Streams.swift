@@ -296,18 +296,7 @@ extension SessionPolicy {
         if case .client(let c) = s { uniformGains[c] = nil }
         if resetGains {
             // Its streams stay (they move to another session): the policy's gains go.
-            for n in streamsOf(s) {
-                guard var st = streams[n] else { continue }
-                if st.duckGain != 1 {
-                    st.duckGain = 1
-                    emit(.duck(n, gain: 1, rampMilliseconds: configuration.duckRampUpMilliseconds))
-                }
-                if st.silenced {
-                    st.silenced = false
-                    emit(.silence(n, false))
-                }
-                streams[n] = st
-            }
+            for n in streamsOf(s) { undoGains(n) }
         }
         if isActive(s), var m = marks[s] {
             m.active = false
@@ -347,5 +336,22 @@ extension SessionPolicy {
                 if streams[n]?.running == true { activate(.stream(n), explicit: false) }
             }
         }
+    }
+}
+
+extension SessionPolicy {
+    /// Undoes the policy's own gains on a stream (its duck, ramped back up, and its
+    /// silence); the user's volume was never touched.
+    mutating func undoGains(_ n: NodeID) {
+        guard var st = streams[n] else { return }
+        if st.duckGain != 1 {
+            st.duckGain = 1
+            emit(.duck(n, gain: 1, rampMilliseconds: configuration.duckRampUpMilliseconds))
+        }
+        if st.silenced {
+            st.silenced = false
+            emit(.silence(n, false))
+        }
+        streams[n] = st
     }
 }
