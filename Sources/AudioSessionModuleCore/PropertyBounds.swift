@@ -13,8 +13,8 @@ public enum PropertyBounds {
     public static let maximumDeclarationKeys = 16
     /// The most entries of `audio.session.options`.
     public static let maximumOptions = 16
-    /// Other kept values (names, roles) are cut to this many bytes.
-    public static let maximumKeptValueBytes = 256
+    /// Other kept values (names, roles) are cut to this many bytes (the translation's limit).
+    public static let maximumKeptValueBytes = Translation.maximumValueBytes
 
     /// The keys the policy and the module read, besides `audio.session.*` and the identity.
     public static let keptKeys: Set<String> = [
@@ -59,7 +59,7 @@ public enum PropertyBounds {
             if key.hasPrefix(DeclarationKey.prefix) {
                 out[key] = value
             } else if keptKeys.contains(key) {
-                out[key] = cut(value)
+                out[key] = Translation.cut(value)
             }
         }
         return out
@@ -67,20 +67,6 @@ public enum PropertyBounds {
 
     /// The `audio.session.*` keys of `props`.
     public static func declaration(_ props: Properties) -> Properties {
-        props.filter { $0.key.hasPrefix(DeclarationKey.prefix) }
-    }
-
-    /// `value` cut to at most `maximumKeptValueBytes` bytes, at a character boundary.
-    static func cut(_ value: String) -> String {
-        guard value.utf8.count > maximumKeptValueBytes else { return value }
-        var out = ""
-        var bytes = 0
-        for ch in value {
-            let n = ch.utf8.count
-            if bytes &+ n > maximumKeptValueBytes { break }
-            bytes &+= n
-            out.append(ch)
-        }
-        return out
+        Translation.sessionKeys(props)
     }
 }
