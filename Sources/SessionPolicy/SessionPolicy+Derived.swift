@@ -190,7 +190,7 @@ extension SessionPolicy {
         for (c, _) in clients where derived[.client(c)] != deriveTraits(.client(c)) { return false }
         for (n, _) in streams where derived[.stream(n)] != deriveTraits(.stream(n)) { return false }
         if streamRoutes.count != streams.count { return false }
-        for (n, st) in streams where streamRoutes[n] != computeStreamRoute(n, st) { return false }
+        for (n, st) in streams where streamRoutes[n] != computeStreamRoute(n, st).route { return false }
         if streamEndpoints.count != streams.count { return false }
         for (c, u) in uniformGains {
             for n in streamsOfClient[c] ?? [] {

@@ -43,12 +43,16 @@ extension SessionPolicy {
         return Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs))
     }
 
-    /// The stream's own route, as `route(_:)` finds it for a session of that stream alone.
-    func computeStreamRoute(_ n: NodeID, _ st: StreamInfo) -> Route {
+    /// The stream's own route, as `route(_:)` finds it for a session of that stream alone,
+    /// and the endpoints it reaches.
+    func computeStreamRoute(_ n: NodeID, _ st: StreamInfo) -> (route: Route, reached: StreamEndpoints) {
         var outs: [(NodeID, Port)] = []
         var ins: [(NodeID, Port)] = []
         collectRoute(n, st, excluding: nil, outs: &outs, ins: &ins)
-        return Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs))
+        var reached = StreamEndpoints()
+        let route = Route(
+            inputs: Self.portsInNodeOrder(&ins, ids: &reached.inputs), outputs: Self.portsInNodeOrder(&outs, ids: &reached.outputs))
+        return (route, reached)
     }
 
     /// Recomputes the cached route of the node if it is a stream (one of its links changed),
@@ -58,12 +62,7 @@ extension SessionPolicy {
             streamRoutes[n] = nil
             return
         }
-        var outs: [(NodeID, Port)] = []
-        var ins: [(NodeID, Port)] = []
-        collectRoute(n, st, excluding: nil, outs: &outs, ins: &ins)
-        var reached = StreamEndpoints()
-        let route = Route(
-            inputs: Self.portsInNodeOrder(&ins, ids: &reached.inputs), outputs: Self.portsInNodeOrder(&outs, ids: &reached.outputs))
+        let (route, reached) = computeStreamRoute(n, st)
         streamRoutes[n] = route
         let old = streamEndpoints.updateValue(reached, forKey: n) ?? StreamEndpoints()
         if old != reached { countEndpoints(of: st.client, removing: old, adding: reached) }
