@@ -120,8 +120,8 @@ struct EndpointRoutes {
 
     private func withPort(_ port: Port, _ props: Properties) -> Properties {
         var out = props
-        out["port.type"] = port.type.isEmpty ? port.name : port.type
-        out["device.route.name"] = port.name
+        out[PipeWireKey.routePortType] = port.type.isEmpty ? port.name : port.type
+        out[PipeWireKey.routeName] = port.name
         return out
     }
 }

@@ -18,12 +18,12 @@ public enum PropertyBounds {
 
     /// The keys the policy and the module read, besides `audio.session.*` and the identity.
     public static let keptKeys: Set<String> = [
-        "media.role", "application.name", "application.process.binary", "pipewire.access",
+        PipeWireKey.mediaRole, PipeWireKey.applicationName, PipeWireKey.processBinary, "pipewire.access",
         "node.name", "node.description", "node.nick", "node.virtual", "factory.name",
-        "device.description", "device.form-factor", "device.bus", "device.api", "device.port.type",
-        "api.bluez5.profile", "api.alsa.path", "port.type", "device.route.name",
+        "device.description", PipeWireKey.formFactor, "device.bus", "device.api", "device.port.type",
+        "api.bluez5.profile", "api.alsa.path", PipeWireKey.routePortType, PipeWireKey.routeName,
         // A loopback's sink and stream share it: the policy sees through loopbacks by it.
-        "node.link-group",
+        PipeWireKey.linkGroup,
     ]
 
     /// Why the `audio.session.*` keys of `props` are refused, nil when they are not.

@@ -17,7 +17,7 @@ extension Port {
 
     static func portType(_ props: Properties, kind: EndpointKind) -> PortType {
         let sink = kind == .sink
-        let formFactor = props["device.form-factor"]?.lowercased()
+        let formFactor = props[PipeWireKey.formFactor]?.lowercased()
         let bus = props["device.bus"]?.lowercased()
         let profile = props["api.bluez5.profile"]?.lowercased()
         let nodeName = (props["node.name"] ?? "").lowercased()
@@ -31,7 +31,7 @@ extension Port {
             }
             return .bluetoothA2DP
         }
-        let hints = [props["port.type"], props["device.port.type"], props["api.alsa.path"]]
+        let hints = [props[PipeWireKey.routePortType], props["device.port.type"], props["api.alsa.path"]]
             .compactMap { $0?.lowercased() }
         for h in hints {
             if h.contains("headphone") { return sink ? .headphones : .headsetMic }
