@@ -296,8 +296,8 @@ public final class AudioSession: Sendable {
     /// that is not sandboxed.
     public func reportMPRISPlayers(governed: [UInt32: String], released: Set<UInt32>) {
         let p = state.withLock { s -> [String: String] in
-            s.control["audio.session.control.mpris"] = governed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            s.control["audio.session.control.mpris-released"] = released.sorted().map(String.init).joined(separator: " ")
+            s.control[DeclarationKey.mprisGoverned] = governed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            s.control[DeclarationKey.mprisReleased] = released.sorted().map(String.init).joined(separator: " ")
             return s.clientProperties()
         }
         connection?.updateClientProperties(p)

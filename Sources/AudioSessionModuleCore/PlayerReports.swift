@@ -18,8 +18,8 @@ import PipeWireFacts
 /// stream whose program paused itself. They are accepted from a trusted client only
 /// (`isTrusted`).
 public struct PlayerReports: Equatable, Sendable {
-    public static let governedKey = "audio.session.control.mpris"
-    public static let releasedKey = "audio.session.control.mpris-released"
+    public static let governedKey = DeclarationKey.mprisGoverned
+    public static let releasedKey = DeclarationKey.mprisReleased
 
     /// Stream node id -> the player's MPRIS bus name.
     public var governed: [NodeID: String] = [:]

@@ -68,6 +68,11 @@ public enum DeclarationKey {
     public static let prefix = "audio.session."
     /// Requests to the policy itself (silent mode, screen lock), not a declaration.
     public static let controlPrefix = "audio.session.control."
+    /// The MPRIS bridge's report of the legacy streams it governs and their player
+    /// (`"56=org.mpris.MediaPlayer2.mpv 61=…"`).
+    public static let mprisGoverned = "audio.session.control.mpris"
+    /// The MPRIS bridge's report of the streams whose player paused itself (`"56 61"`).
+    public static let mprisReleased = "audio.session.control.mpris-released"
 }
 
 extension Declaration {
