@@ -30,7 +30,7 @@ extension ModuleCore {
     /// it plays); otherwise nothing (the node's running state follows).
     public func streamActivated(_ n: NodeID) {
         let released = releasedPauses.remove(n) != nil
-        guard released || policy.snapshot().streams[n]?.pausedByPolicy == true else { return }
+        guard released || policy.holdsPaused(n) else { return }
         effects.log(.info, "stream \(n.raw) re-activated by its owner")
         handle(.streamActivationRequested(n))
     }

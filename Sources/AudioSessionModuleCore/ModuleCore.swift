@@ -258,7 +258,7 @@ public final class ModuleCore {
         playerReports[client] = reports
         for node in reports.released.subtracting(before).sorted() {
             effects.log(.info, "\(client): the player of \(node) has paused itself; the policy lets go of its pause")
-            if policy.snapshot().streams[node]?.pausedByPolicy == true { releasedPauses.insert(node) }
+            if policy.holdsPaused(node) { releasedPauses.insert(node) }
             for effect in policy.handle(.streamReleasedToProgram(node)) { run(effect) }
         }
         publishPlayers()

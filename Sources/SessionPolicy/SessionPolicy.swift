@@ -149,6 +149,9 @@ public struct SessionPolicy: Sendable {
     /// Whether the policy tracks this stream node.
     public func hasStream(_ n: NodeID) -> Bool { streams[n] != nil }
 
+    /// Whether the policy holds this stream paused (its `pausedByPolicy`).
+    public func holdsPaused(_ n: NodeID) -> Bool { streams[n]?.pausedByPolicy == true }
+
     public func snapshot() -> GraphSnapshot {
         var policy = PolicyMarks()
         policy.sessions = marks
