@@ -37,14 +37,14 @@ final class Spawned: @unchecked Sendable {
         return Spawned(pid: pid, output: FileHandle(fileDescriptor: fds[0], closeOnDealloc: true))
     }
 
-    /// Waits for the child; its exit status, or nil when a signal ended it.
+    /// Waits for the child; its exit status (128 + the signal when one ended it), or nil
+    /// when it could not be waited for.
     func wait() -> Int32? {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             if errno != EINTR { return nil }
         }
-        // WIFEXITED / WEXITSTATUS (macros Swift does not import).
-        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : nil
+        return ChildProcess.decode(status)
     }
 
     func terminate() { kill(pid, SIGTERM) }

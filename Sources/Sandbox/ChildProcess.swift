@@ -116,7 +116,9 @@ public final class ChildProcess: @unchecked Sendable {
         return nil
     }
 
-    static func decode(_ raw: Int32) -> Int32 {
+    /// A `waitpid` status as an exit status: the program's own, or 128 + the signal
+    /// that ended it (as a shell reports it).
+    public static func decode(_ raw: Int32) -> Int32 {
         let sig = raw & 0x7f
         if sig == 0 { return (raw >> 8) & 0xff }
         return 128 + sig

@@ -118,8 +118,7 @@ final class Outside {
         while true {
             var raw: Int32 = 0
             if waitpid(pid, &raw, WNOHANG) == pid {
-                let sig = raw & 0x7f
-                status = sig == 0 ? (raw >> 8) & 0xff : 128 + sig
+                status = ChildProcess.decode(raw)
                 return status
             }
             if Date() >= deadline { return nil }
