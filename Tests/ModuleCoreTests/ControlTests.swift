@@ -21,10 +21,8 @@ import Testing
         let events: [GraphEvent] = Recorded.idleGraph
             + Recorded.play(client: Self.ambientClient, Recorded.pwCatClient(id: Self.ambientClient, pid: 100, serial: 48),
                             stream: Self.ambientStream, ambient, links: [44, 45], sink: Recorded.speakerID)
-            + Recorded.play(client: Self.musicClient, Recorded.pwCatClient(id: Self.musicClient, pid: 101, serial: 49),
-                            stream: Self.musicStream,
-                            Recorded.pwPlayStream(id: Self.musicStream, client: Self.musicClient, role: "Music", serial: 51),
-                            links: [46, 47], sink: Recorded.speakerID)
+            + Recorded.pwPlay(client: Self.musicClient, pid: 101, clientSerial: 49, stream: Self.musicStream, role: "Music",
+                              streamSerial: 51, links: [46, 47], sink: Recorded.speakerID)
         for e in events { core.handle(e) }
         _ = sink.take()
     }

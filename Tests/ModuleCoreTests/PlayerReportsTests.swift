@@ -16,14 +16,10 @@ import Testing
         core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
         core.daemonUserID = 1000
         let events: [GraphEvent] = Recorded.idleGraph
-            + Recorded.play(client: Self.musicClient, Recorded.pwCatClient(id: Self.musicClient, pid: 101, serial: 49),
-                            stream: Self.musicStream,
-                            Recorded.pwPlayStream(id: Self.musicStream, client: Self.musicClient, role: "Music", serial: 51),
-                            links: [46, 47], sink: Recorded.speakerID)
-            + Recorded.play(client: Self.callClient, Recorded.pwCatClient(id: Self.callClient, pid: 102, serial: 52),
-                            stream: Self.callStream,
-                            Recorded.pwPlayStream(id: Self.callStream, client: Self.callClient, role: "Phone", serial: 53),
-                            links: [48, 49], sink: Recorded.speakerID)
+            + Recorded.pwPlay(client: Self.musicClient, pid: 101, clientSerial: 49, stream: Self.musicStream, role: "Music",
+                              streamSerial: 51, links: [46, 47], sink: Recorded.speakerID)
+            + Recorded.pwPlay(client: Self.callClient, pid: 102, clientSerial: 52, stream: Self.callStream, role: "Phone",
+                              streamSerial: 53, links: [48, 49], sink: Recorded.speakerID)
         for e in events { core.handle(e) }
         _ = sink.take()
     }

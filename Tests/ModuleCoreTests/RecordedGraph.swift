@@ -101,6 +101,14 @@ enum Recorded {
             + [.streamRunning(NodeID(stream), true)]
     }
 
+    /// `pw-play --media-role <role>` as `play` records it: its client and stream as pw-cat
+    /// makes them.
+    static func pwPlay(client: UInt32, pid: Int, clientSerial: Int, stream: UInt32, role: String, streamSerial: Int,
+                       links: [UInt32], sink: UInt32) -> [GraphEvent] {
+        play(client: client, pwCatClient(id: client, pid: pid, serial: clientSerial), stream: stream,
+             pwPlayStream(id: stream, client: client, role: role, serial: streamSerial), links: links, sink: sink)
+    }
+
     static let musicPlays = play(
         client: musicClientID, musicClient, stream: musicStreamID, musicStream, links: musicLinks, sink: headphonesID)
     static let phonePlays = play(
