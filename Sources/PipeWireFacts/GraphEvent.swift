@@ -37,14 +37,10 @@ public enum GraphEvent: Sendable, Equatable {
     /// A link from an output node to an input node (stream -> sink, source -> capture stream).
     case linkAdded(LinkID, output: NodeID, input: NodeID)
     case linkRemoved(LinkID)
-    /// The user (or `overrideOutputAudioPort(.speaker)`) moved a stream (R33). Never a loss.
-    case userRouteChoice(stream: NodeID, endpoint: NodeID?)
     /// The ring/silent switch (R20).
     case silentMode(Bool)
     /// The screen lock (R20).
     case screenLocked(Bool)
-    /// Rebuild everything from a fresh graph (R40/R41, daemon or module restart).
-    case snapshot(GraphSnapshot)
     /// The timer of `Effect.scheduleTimer(token:milliseconds:)` ran out.
     case timerFired(UInt64)
 }
@@ -71,10 +67,8 @@ extension GraphEvent {
         case .endpointMuteChanged(let n, let m): return .endpointMuteChanged(n, muted: m)
         case .linkAdded(let l, let o, let i): return .linkAdded(l, output: o, input: i)
         case .linkRemoved(let l): return .linkRemoved(l)
-        case .userRouteChoice(let n, let e): return .userRouteChoice(stream: n, endpoint: e)
         case .silentMode(let on): return .silentMode(on)
         case .screenLocked(let on): return .screenLocked(on)
-        case .snapshot(let g): return .snapshot(g)
         case .timerFired(let t): return .timerFired(t)
         }
     }

@@ -1,6 +1,6 @@
 /// What the policy reads from a client's own properties when they change: the declaration
 /// values and the name (`applicationName(_:stream:)` reads the client's first). Kept per
-/// client (`SessionPolicy.clientKeys`) so that a change compares the new set with the old
+/// client (`PolicyIndex.clientKeys`) so that a change compares the new set with the old
 /// one without looking the old set's keys up again.
 struct ClientKeys: Equatable {
     var declaration: DeclarationValues

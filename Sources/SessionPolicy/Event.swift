@@ -36,14 +36,10 @@ public enum Event: Sendable, Equatable {
     /// A link from an output node to an input node (stream -> sink, source -> capture stream).
     case linkAdded(LinkID, output: NodeID, input: NodeID)
     case linkRemoved(LinkID)
-    /// The user (or `overrideOutputAudioPort(.speaker)`) moved a stream (R33). Never a loss.
-    case userRouteChoice(stream: NodeID, endpoint: NodeID?)
     /// The ring/silent switch (R20).
     case silentMode(Bool)
     /// The screen lock (R20).
     case screenLocked(Bool)
-    /// Rebuild everything from a fresh graph (R40/R41, daemon or module restart).
-    case snapshot(GraphSnapshot)
     /// The timer of `Effect.scheduleTimer(token:milliseconds:)` ran out.
     case timerFired(UInt64)
 }

@@ -100,7 +100,7 @@ struct BadInputTests {
         // Events about objects nobody announced are ignored.
         #expect(w.decide(.streamRunning(N(999), true), .streamRemoved(N(998)), .endpointRemoved(N(997)),
             .linkRemoved(L(996)), .clientRemoved(C(995)), .streamActivationRequested(N(994)),
-            .endpointMuteChanged(N(993), muted: true), .userRouteChoice(stream: N(992), endpoint: nil)) == [])
+            .endpointMuteChanged(N(993), muted: true), .endpointPortLost(N(992))) == [])
     }
 
     @Test("§1 role table and profiles")

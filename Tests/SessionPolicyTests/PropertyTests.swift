@@ -17,13 +17,12 @@ struct PropertyTests {
         }
     }
 
-    @Test("The state after any sequence equals the state rebuilt from a snapshot of the same graph")
-    func theStateAfterAnySequenceEqualsTheStateRebuiltFromASnapshot() async {
+    @Test("A policy restored from the model after any sequence has the same state and makes the same decisions")
+    func aPolicyRestoredFromTheModelHasTheSameStateAndMakesTheSameDecisions() async {
         await propertyCheck(count: 300, input: RandomGraph.sequences, RandomGraph.sequences) { codes, more in
             var original = SessionPolicy()
             for code in codes { _ = original.handle(RandomGraph.event(code)) }
-            var rebuilt = SessionPolicy()
-            _ = rebuilt.handle(.snapshot(original.snapshot()))
+            var rebuilt = SessionPolicy(restoring: original.snapshot())
             #expect(rebuilt.snapshot() == original.snapshot())
             #expect(rebuilt.sessions == original.sessions)
             for code in more {

@@ -75,10 +75,10 @@ struct RelayTests {
         #expect(w.session(legacyS(10))?.isPlaying == false)
     }
 
-    @Test("a stream the user placed on the loopback is paused when the output behind it goes")
-    func aStreamTheUserPlacedOnTheLoopbackIsPausedWhenTheOutputBehindItGoes() {
+    @Test("R33 a session that chose the loopback as its output is paused when the output behind it goes")
+    func r33ASessionThatChoseTheLoopbackIsPausedWhenTheOutputBehindItGoes() {
         var w = world()
-        _ = w.decide(.userRouteChoice(stream: N(10), endpoint: N(31)))
+        _ = w.set(1, ["audio.session.category": "playback", "audio.session.output-override": "input.multimedia"])
         #expect(w.decide(.endpointRemoved(N(50))).first == .pause(N(10)))
     }
 
@@ -127,21 +127,13 @@ struct RelayTests {
         #expect(w.policy.snapshot().links[L(1)] == LinkInfo(output: N(30), input: N(50)))
     }
 
-    @Test("a snapshot keeps the relays; a fresh graph listing one as a stream gets it as a relay")
-    func aSnapshotKeepsTheRelaysAndAFreshGraphGetsThemAsRelays() {
+    @Test("a policy restored from the model keeps the relays and the routes through them")
+    func aPolicyRestoredFromTheModelKeepsTheRelays() {
         let w = world()
-        var restored = SessionPolicy()
-        _ = restored.handle(.snapshot(w.policy.snapshot()))
+        let restored = SessionPolicy(restoring: w.policy.snapshot())
         #expect(restored.sessions == w.policy.sessions)
-        var fresh = w.policy.snapshot()
-        fresh.policy = nil
-        if let r = fresh.relays.removeValue(forKey: N(30)) {
-            fresh.streams[N(30)] = StreamInfo(client: r.client, direction: .output, facts: r.facts, running: true)
-        }
-        var rebuilt = SessionPolicy()
-        _ = rebuilt.handle(.snapshot(fresh))
-        #expect(rebuilt.snapshot().relays[N(30)] != nil)
-        #expect(rebuilt.sessions[legacyS(30)] == nil)
-        #expect(rebuilt.sessions[legacyS(10)]?.route == Route(outputs: [headphonesPort]))
+        #expect(restored.snapshot().relays[N(30)] != nil)
+        #expect(restored.sessions[legacyS(30)] == nil)
+        #expect(restored.sessions[legacyS(10)]?.route == Route(outputs: [headphonesPort]))
     }
 }

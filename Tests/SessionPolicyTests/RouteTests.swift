@@ -81,20 +81,6 @@ struct RouteTests {
         #expect(w.session(legacyS(10))?.active == true)
     }
 
-    @Test("R33 a route chosen by the user sends override and is never a loss")
-    func r33ARouteChosenByTheUserSendsOverrideAndIsNeverALoss() {
-        var w = world()
-        w.legacy(10, client: 1, role: "Music")
-        w.link(1, 10, 50)
-        w.play(10)
-        #expect(w.decide(.userRouteChoice(stream: N(10), endpoint: N(60))) == [
-            .notify(legacyS(10), .routeChange(reason: .override, previous: Route(outputs: [headphonesPort]), current: Route(outputs: [speakerPort])))
-        ])
-        // The headphones go while the link is still being moved: not a loss for this stream.
-        #expect(w.decide(.endpointRemoved(N(50))) == [])
-        #expect(w.session(legacyS(10))?.active == true)
-    }
-
     @Test("R33 overrideOutputAudioPort(.speaker) and (.none) of a declared session send override once each; the override is no loss")
     func r33OverrideOutputAudioPortSpeakerAndNoneSendOverrideOnceEachAndAreNoLoss() {
         var w = world()

@@ -20,21 +20,21 @@ struct HeldEnd: Equatable {
     var isAlert: Bool
 }
 
-extension SessionPolicy {
+extension PolicyStep {
     /// The session `s` went (deactivated or removed) with `traits` as it had while active:
     /// ends the interruptions it caused now, or holds them (and its duck) for the grace period.
     mutating func endOrHold(_ s: SessionID, traits t: SessionTraits?, resumable: Bool) {
         let cause = InterruptionCause.session(s)
         let grace = configuration.resumeGraceMilliseconds
-        let hasVictims = victimsOf[cause]?.isEmpty == false
+        let hasVictims = index.victimsOf[cause]?.isEmpty == false
         let ducked = t.map { $0.options.contains(.duckOthers) && $0.hasOutput } ?? false
         guard grace > 0, let t, hasVictims || ducked else {
             endInterruptions(causedBy: cause, resumable: resumable)
             return
         }
-        lastTimerToken &+= 1
-        let token = lastTimerToken
-        held[token] = HeldEnd(
+        model.lastTimerToken &+= 1
+        let token = model.lastTimerToken
+        model.held[token] = HeldEnd(
             cause: cause, client: t.client, application: applicationName(t.client),
             category: t.category, mode: t.mode, options: t.options, resumable: resumable,
             ducks: ducked,
@@ -47,7 +47,7 @@ extension SessionPolicy {
 
     /// The grace period of `token` is over: what it held ends now.
     mutating func heldEndExpired(_ token: UInt64) {
-        guard let h = held.removeValue(forKey: token) else { return }  // taken over, or unknown
+        guard let h = model.held.removeValue(forKey: token) else { return }  // taken over, or unknown
         if h.ducks { refreshAll = true }
         endInterruptions(causedBy: h.cause, resumable: h.resumable)
     }
@@ -56,14 +56,14 @@ extension SessionPolicy {
     /// declaration left held, so its victims stay paused without a second `began` (R13)
     /// and nobody hears an `ended` in between.
     mutating func takeOverHeldEnds(_ s: SessionID, _ t: SessionTraits) {
-        guard !held.isEmpty else { return }
+        guard !model.held.isEmpty else { return }
         let application = applicationName(t.client)
-        let tokens = held.filter { _, h in
+        let tokens = model.held.filter { _, h in
             h.category == t.category && h.mode == t.mode && h.options == t.options &&
                 (h.client == t.client || (h.application != nil && h.application == application))
         }.keys.sorted()
         for token in tokens {
-            guard let h = held.removeValue(forKey: token) else { continue }
+            guard let h = model.held.removeValue(forKey: token) else { continue }
             if h.ducks { refreshAll = true }
             moveVictims(from: h.cause, to: .session(s))
         }
@@ -71,13 +71,13 @@ extension SessionPolicy {
 
     /// The victims of `from` become victims of `to`, their interruption otherwise unchanged.
     mutating func moveVictims(from: InterruptionCause, to: InterruptionCause) {
-        guard from != to, let victims = victimsOf.removeValue(forKey: from) else { return }
+        guard from != to, let victims = index.victimsOf.removeValue(forKey: from) else { return }
         for v in victims.sorted() {
-            guard var m = marks[v], var i = m.interruption, i.cause == from else { continue }
+            guard var m = model.marks[v], var i = m.interruption, i.cause == from else { continue }
             i.cause = to
             m.interruption = i
-            marks[v] = m
-            victimsOf[to, default: []].insert(v)
+            model.marks[v] = m
+            index.victimsOf[to, default: []].insert(v)
             touched.insert(v)
         }
     }

@@ -1,50 +1,50 @@
 /// Interruptions (§6: R11-R16, R18, R19).
 /// `AVAudioSession.interruptionNotification`.
-extension SessionPolicy {
+extension PolicyStep {
     /// Interrupts an active session: its streams stop first (R11), then it hears `began`.
     mutating func interrupt(_ v: SessionID, cause: InterruptionCause, reason: InterruptionReason) {
-        guard var m = marks[v], m.interruption == nil else { return }  // R13: never a second began
+        guard var m = model.marks[v], m.interruption == nil else { return }  // R13: never a second began
         let wasPlaying = hasRunningStream(v)
         pauseRunningStreams(v)
         m.active = false
-        marks[v] = m
+        model.marks[v] = m
         updateMembership(v)
         beginInterruption(v, cause: cause, reason: reason, wasPlaying: wasPlaying)
     }
 
     /// Records an interruption and tells the session (after its pauses, R11).
     mutating func beginInterruption(_ v: SessionID, cause: InterruptionCause, reason: InterruptionReason, wasPlaying: Bool) {
-        var m = marks[v] ?? SessionMarks()
+        var m = model.marks[v] ?? SessionMarks()
         guard m.interruption == nil else { return }
         m.interruption = InterruptionMark(cause: cause, reason: reason, wasPlaying: wasPlaying)
-        marks[v] = m
-        victimsOf[cause, default: []].insert(v)
+        model.marks[v] = m
+        index.victimsOf[cause, default: []].insert(v)
         touched.insert(v)
         notify(v, .interruptionBegan(reason: reason))
     }
 
     /// Forgets a session's interruption without telling it.
     mutating func clearInterruption(_ v: SessionID) {
-        guard var m = marks[v], let i = m.interruption else { return }
+        guard var m = model.marks[v], let i = m.interruption else { return }
         m.interruption = nil
-        marks[v] = m
-        victimsOf[i.cause]?.remove(v)
-        if victimsOf[i.cause]?.isEmpty == true { victimsOf[i.cause] = nil }
+        model.marks[v] = m
+        index.victimsOf[i.cause]?.remove(v)
+        if index.victimsOf[i.cause]?.isEmpty == true { index.victimsOf[i.cause] = nil }
         touched.insert(v)
     }
 
     /// Ends the interruptions `cause` made (R7, R14, R15). A victim still blocked by
     /// another active session stays interrupted, now by that one (R13: no second began).
     mutating func endInterruptions(causedBy cause: InterruptionCause, resumable: Bool) {
-        guard let victims = victimsOf[cause] else { return }
+        guard let victims = index.victimsOf[cause] else { return }
         for v in victims.sorted() {
-            guard let m = marks[v], let i = m.interruption, i.cause == cause, let t = traits(v) else { continue }
+            guard let m = model.marks[v], let i = m.interruption, i.cause == cause, let t = traits(v) else { continue }
             if case .refused(_, let blocker) = arbitrate(v, t), .session(blocker) != cause {
                 clearInterruption(v)
-                var moved = marks[v] ?? SessionMarks()
+                var moved = model.marks[v] ?? SessionMarks()
                 moved.interruption = InterruptionMark(cause: .session(blocker), reason: i.reason, wasPlaying: i.wasPlaying, pausedItself: i.pausedItself)
-                marks[v] = moved
-                victimsOf[.session(blocker), default: []].insert(v)
+                model.marks[v] = moved
+                index.victimsOf[.session(blocker), default: []].insert(v)
                 continue
             }
             let shouldResume = resumable && i.wasPlaying && !i.pausedItself
@@ -67,17 +67,17 @@ extension SessionPolicy {
     /// program's declaration on its client too.
     func usesClientLibrary(_ s: SessionID) -> Bool {
         guard case .client(let c) = s else { return false }
-        return clients[c]?.facts.sessionKeys[DeclarationKey.library] != nil
+        return model.clients[c]?.facts.sessionKeys[DeclarationKey.library] != nil
     }
 
     /// Whether the policy holds one of the session's streams paused.
     func holdsPausedStream(_ s: SessionID) -> Bool {
-        streamsOf(s).contains { streams[$0]?.pausedByPolicy == true }
+        streamsOf(s).contains { model.streams[$0]?.pausedByPolicy == true }
     }
 
     /// Pauses every running stream of the session that the policy has not paused yet.
     mutating func pauseRunningStreams(_ s: SessionID) {
-        for n in streamsOf(s) where streams[n]?.running == true {
+        for n in streamsOf(s) where model.streams[n]?.running == true {
             pause(n)
         }
         touched.insert(s)
@@ -85,10 +85,10 @@ extension SessionPolicy {
 
     /// Pauses the stream unless the policy already holds it paused.
     mutating func pause(_ n: NodeID) {
-        guard var st = streams[n], !st.pausedByPolicy else { return }
+        guard var st = model.streams[n], !st.pausedByPolicy else { return }
         st.running = false
         st.pausedByPolicy = true
-        streams[n] = st
+        model.streams[n] = st
         emit(.pause(n))
     }
 
@@ -96,15 +96,15 @@ extension SessionPolicy {
     /// refreshed first, so the first resumed block is already at the right level.
     mutating func resumePausedStreams(_ s: SessionID) {
         var any = false
-        for n in streamsOf(s) where streams[n]?.pausedByPolicy == true { any = true }
+        for n in streamsOf(s) where model.streams[n]?.pausedByPolicy == true { any = true }
         guard any else { return }
         refreshGains(s)
         for n in streamsOf(s) {
-            guard var st = streams[n], st.pausedByPolicy else { continue }
+            guard var st = model.streams[n], st.pausedByPolicy else { continue }
             st.pausedByPolicy = false
             st.running = true
             st.lostOutput = nil
-            streams[n] = st
+            model.streams[n] = st
             emit(.resume(n))
         }
         touched.insert(s)
@@ -112,10 +112,10 @@ extension SessionPolicy {
 
     /// R19: the source a session captures from was muted or unmuted.
     mutating func endpointMuteChanged(_ e: NodeID, muted: Bool) {
-        guard var ep = endpoints[e], ep.kind == .source else { return }
+        guard var ep = model.endpoints[e], ep.kind == .source else { return }
         guard ep.muted != muted else { return }
         ep.muted = muted
-        endpoints[e] = ep
+        model.endpoints[e] = ep
         if muted {
             for s in sessionsCapturing(from: e) {
                 guard isActive(s), let t = traits(s), t.hasInput, !t.unmanaged else { continue }
@@ -131,8 +131,8 @@ extension SessionPolicy {
     /// Sessions with an input stream linked from the source, in order.
     func sessionsCapturing(from e: NodeID) -> [SessionID] {
         var out: Set<SessionID> = []
-        for l in linksOfNode[e] ?? [] {
-            guard let link = links[l], link.output == e, let st = streams[link.input], st.direction == .input,
+        for l in index.linksOfNode[e] ?? [] {
+            guard let link = model.links[l], link.output == e, let st = model.streams[link.input], st.direction == .input,
                 let s = sessionOf(link.input)
             else { continue }
             out.insert(s)

@@ -1,8 +1,8 @@
 /// Clients and streams: declarations (§1-4), legacy activation, removal.
 /// `AVAudioSession.setCategory(_:mode:options:)`, `setActive(_:)`.
-extension SessionPolicy {
+extension PolicyStep {
     mutating func clientAdded(_ c: ClientID, _ facts: ClientFacts) {
-        if clients[c] != nil {
+        if model.clients[c] != nil {
             clientChanged(c, facts)
             return
         }
@@ -10,26 +10,26 @@ extension SessionPolicy {
         let keys = ClientKeys(facts)
         let parsed = Declaration.parse(keys.declaration)
         if case .success(let d) = parsed { info.declaration = d }
-        clients[c] = info
-        clientKeys[c] = keys
+        model.clients[c] = info
+        index.clientKeys[c] = keys
         refreshDerived(ofClient: c)
         updateDeclared(c)
         if case .failure(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
-        if declaredClients.contains(c) {
+        if index.declaredClients.contains(c) {
             touched.insert(.client(c))
             applyActivationRequest(.client(c))
         }
     }
 
     mutating func clientChanged(_ c: ClientID, _ facts: ClientFacts) {
-        guard var info = clients[c] else {
+        guard var info = model.clients[c] else {
             clientAdded(c, facts)
             return
         }
         let before = traits(.client(c))
         // The keys of the new set are read once; those of the old set were kept when it came.
         let keys = ClientKeys(facts)
-        let previous = clientKeys.updateValue(keys, forKey: c) ?? ClientKeys(info.facts)
+        let previous = index.clientKeys.updateValue(keys, forKey: c) ?? ClientKeys(info.facts)
         let declarationTouched = keys.declaration != previous.declaration
         // The cached traits of the client's sessions read its declaration and its name only.
         let nameChanged = keys.applicationName != previous.applicationName
@@ -39,10 +39,10 @@ extension SessionPolicy {
         // A refused declaration leaves the previous valid one in force (§4).
         if case .success(let d) = parsed { info.declaration = d }
         let declarationChanged = info.declaration != previousDeclaration
-        clients[c] = info
+        model.clients[c] = info
         if declarationChanged || nameChanged { refreshDerived(ofClient: c) }
         updateDeclared(c)
-        guard declaredClients.contains(c) else { return }
+        guard index.declaredClients.contains(c) else { return }
         if case .failure(let e) = parsed, declarationTouched { notify(.client(c), .declarationRefused(e)) }
         applyDeclarationChange(.client(c), before: before)
         applyActivationRequest(.client(c))
@@ -50,24 +50,24 @@ extension SessionPolicy {
     }
 
     mutating func clientRemoved(_ c: ClientID) {
-        guard clients[c] != nil else { return }
+        guard model.clients[c] != nil else { return }
         // Streams without a declaration go first: were a declaring stream removed while
         // others remain, the client would stop declaring mid-removal and its remaining
         // streams would get gain resets (effects naming nodes gone by the end of this
         // event) and activate as legacy sessions for an instant.
-        let nodes = (streamsOfClient[c] ?? []).sorted()
-        for n in nodes where !(streams[n].map { hasSessionKey($0.facts.sessionKeys) } ?? false) { streamRemoved(n) }
-        for n in nodes where streams[n] != nil { streamRemoved(n) }
-        if declaredClients.contains(c) {
+        let nodes = (index.streamsOfClient[c] ?? []).sorted()
+        for n in nodes where !(model.streams[n].map { hasSessionKey($0.facts.sessionKeys) } ?? false) { streamRemoved(n) }
+        for n in nodes where model.streams[n] != nil { streamRemoved(n) }
+        if index.declaredClients.contains(c) {
             removeSession(.client(c), notifyOthers: wantsNotifyOthers(c))
-            declaredClients.remove(c)
+            index.declaredClients.remove(c)
         }
-        clients[c] = nil
-        clientKeys[c] = nil
-        streamsOfClient[c] = nil
-        declaringStreamsOfClient[c] = nil
-        uniformGains[c] = nil
-        derived[.client(c)] = nil
+        model.clients[c] = nil
+        index.clientKeys[c] = nil
+        index.streamsOfClient[c] = nil
+        index.declaringStreamsOfClient[c] = nil
+        index.uniformGains[c] = nil
+        index.derived[.client(c)] = nil
     }
 
     mutating func streamAdded(_ n: NodeID, client c: ClientID, direction: StreamDirection, _ facts: StreamFacts) {
@@ -75,30 +75,31 @@ extension SessionPolicy {
         // afterwards (same legacy node, or the same declaring client), that session's
         // interruption outlives the replacement: it heard `began` and no `ended` (R13).
         var carried: (SessionID, InterruptionMark)?
-        if relays[n] != nil { relayRemoved(n) }
+        if model.relays[n] != nil { relayRemoved(n) }
         if let g = relayGroup(direction: direction, facts) {
-            if streams[n] != nil { streamRemoved(n) }
+            if model.streams[n] != nil { streamRemoved(n) }
             relayAdded(n, client: c, group: g, facts)
             return
         }
-        if streams[n] != nil {
-            if let old = sessionOf(n), traits(old)?.unmanaged == false, let i = marks[old]?.interruption { carried = (old, i) }
+        if model.streams[n] != nil {
+            if let old = sessionOf(n), traits(old)?.unmanaged == false, let i = model.marks[old]?.interruption { carried = (old, i) }
             streamRemoved(n)
         }
-        let newClient = clients[c] == nil
+        let newClient = model.clients[c] == nil
         if newClient {
             // A stream of a client we never heard of: track it with an empty client.
-            clients[c] = ClientInfo(facts: ClientFacts())
+            model.clients[c] = ClientInfo(facts: ClientFacts())
+            index.clientKeys[c] = ClientKeys(ClientFacts())
         }
         var info = StreamInfo(client: c, direction: direction, facts: facts)
         let parsed = Declaration.parse(facts.sessionKeys)
         if case .success(let d) = parsed { info.declaration = d }
-        streams[n] = info
-        streamsOfClient[c, default: []].insert(n)
+        model.streams[n] = info
+        index.streamsOfClient[c, default: []].insert(n)
         // A new output stream has no policy gain: the client's streams stay uniform only if
         // none has one either.
-        if info.direction == .output, uniformGains[c] != UniformGains(gain: info.duckGain, silenced: info.silenced) {
-            uniformGains[c] = nil
+        if info.direction == .output, index.uniformGains[c] != UniformGains(gain: info.duckGain, silenced: info.silenced) {
+            index.uniformGains[c] = nil
         }
         noteSessionKeys(ofStream: n, client: c)
         refreshRoute(ofStream: n)
@@ -115,19 +116,19 @@ extension SessionPolicy {
     }
 
     mutating func streamChanged(_ n: NodeID, _ facts: StreamFacts) {
-        if relays[n] != nil {
+        if model.relays[n] != nil {
             // A relay stays one while its node lives (its link group is set at creation).
-            relays[n]?.facts = facts
+            model.relays[n]?.facts = facts
             return
         }
-        guard var info = streams[n], let old = sessionOf(n) else { return }
+        guard var info = model.streams[n], let old = sessionOf(n) else { return }
         let before = traits(old)
         let values = DeclarationValues(facts.sessionKeys)
         let declarationTouched = values != DeclarationValues(info.facts.sessionKeys)
         info.facts = facts
         let parsed = Declaration.parse(values)
         if case .success(let d) = parsed { info.declaration = d }
-        streams[n] = info
+        model.streams[n] = info
         noteSessionKeys(ofStream: n, client: info.client)
         refreshDerived(ofClient: info.client, stream: n)
         updateDeclared(info.client)
@@ -147,7 +148,7 @@ extension SessionPolicy {
     }
 
     mutating func streamRunning(_ n: NodeID, _ running: Bool) {
-        guard var st = streams[n], let s = sessionOf(n) else { return }
+        guard var st = model.streams[n], let s = sessionOf(n) else { return }
         if running {
             if st.pausedByPolicy {
                 // The owner re-activated a node we paused (R16).
@@ -156,7 +157,7 @@ extension SessionPolicy {
             }
             guard !st.running else { return }  // the echo of our own resume
             st.running = true
-            streams[n] = st
+            model.streams[n] = st
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
             if !isActive(s) { activate(s, explicit: false) }
@@ -164,14 +165,14 @@ extension SessionPolicy {
             if st.pausedByPolicy { return }  // the echo of our own pause
             let wasRunning = st.running
             st.running = false
-            streams[n] = st
+            model.streams[n] = st
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
-            if var m = marks[s], var i = m.interruption {
+            if var m = model.marks[s], var i = m.interruption {
                 // R18: paused itself while interrupted: no resume later.
                 i.pausedItself = true
                 m.interruption = i
-                marks[s] = m
+                model.marks[s] = m
             }
             if wasRunning && t.isLegacy && isActive(s) {
                 // A legacy stream deactivates when it corks; transient roles notify others.
@@ -182,14 +183,14 @@ extension SessionPolicy {
 
     /// R16: the program re-activated a node the policy paused (the user pressed play).
     mutating func streamActivationRequested(_ n: NodeID) {
-        guard var st = streams[n], let s = sessionOf(n) else { return }
+        guard var st = model.streams[n], let s = sessionOf(n) else { return }
         guard let t = traits(s), !t.unmanaged else {
             // The policy holds no unmanaged stream (e.g. its client withdrew the
             // declaration and its role is Production): a pause left from before is released.
             if st.pausedByPolicy {
                 st.pausedByPolicy = false
                 st.running = true
-                streams[n] = st
+                model.streams[n] = st
                 touched.insert(s)
                 emit(.resume(n))
             }
@@ -202,7 +203,7 @@ extension SessionPolicy {
         st.pausedByPolicy = false
         st.running = true
         st.lostOutput = nil
-        streams[n] = st
+        model.streams[n] = st
         touched.insert(s)
         if isActive(s) {
             refreshGains(s)
@@ -221,28 +222,30 @@ extension SessionPolicy {
     /// the program's own start is an activation that is arbitrated again (R16). The
     /// interruption keeps `wasPlaying`: the pause was the policy's request, not the user's.
     mutating func streamReleasedToProgram(_ n: NodeID) {
-        guard var st = streams[n], st.pausedByPolicy, let s = sessionOf(n) else { return }
+        guard var st = model.streams[n], st.pausedByPolicy, let s = sessionOf(n) else { return }
         st.pausedByPolicy = false
         st.running = false
         st.lostOutput = nil
-        streams[n] = st
+        model.streams[n] = st
         touched.insert(s)
     }
 
     mutating func streamRemoved(_ n: NodeID) {
-        if relays[n] != nil {
+        if model.relays[n] != nil {
             relayRemoved(n)
             return
         }
-        guard let st = streams[n], let s = sessionOf(n) else { return }
+        guard let st = model.streams[n], let s = sessionOf(n) else { return }
         let legacyTraits = traits(s)
-        for l in linksOfNode[n] ?? [] { removeLink(l) }
-        linksOfNode[n] = nil
+        for l in index.linksOfNode[n] ?? [] { removeLink(l) }
+        index.linksOfNode[n] = nil
         if case .stream = s {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
-            streams[n] = nil
+            model.streams[n] = nil
             forgetRoute(ofStream: n, client: st.client)
-            streamsOfClient[st.client]?.remove(n)
+            if index.streamsOfClient[st.client]?.remove(n) != nil, index.streamsOfClient[st.client]?.isEmpty == true {
+                index.streamsOfClient[st.client] = nil
+            }
             noteSessionKeys(ofStream: n, client: st.client)
             refreshDerived(ofClient: st.client, stream: n)
         } else {
@@ -250,9 +253,11 @@ extension SessionPolicy {
             // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
             let notify = wantsNotifyOthers(st.client)
             let before = traits(s)
-            streams[n] = nil
+            model.streams[n] = nil
             forgetRoute(ofStream: n, client: st.client)
-            streamsOfClient[st.client]?.remove(n)
+            if index.streamsOfClient[st.client]?.remove(n) != nil, index.streamsOfClient[st.client]?.isEmpty == true {
+                index.streamsOfClient[st.client] = nil
+            }
             noteSessionKeys(ofStream: n, client: st.client)
             refreshDerived(ofClient: st.client, stream: n)
             touched.insert(s)
@@ -260,7 +265,7 @@ extension SessionPolicy {
             // The declaration in force may have come from this stream: the client's next
             // stream's now applies, and an active session is arbitrated again (as on a
             // client's own declaration change).
-            if declaredClients.contains(st.client), traits(s) != before { applyDeclarationChange(s, before: before) }
+            if index.declaredClients.contains(st.client), traits(s) != before { applyDeclarationChange(s, before: before) }
         }
     }
 
@@ -269,22 +274,22 @@ extension SessionPolicy {
     /// mark is restored while its cause still holds; otherwise it hears `ended` without
     /// shouldResume, so began and ended still alternate.
     mutating func carryInterruption(_ s: SessionID, _ i: InterruptionMark) {
-        guard exists(s), marks[s]?.interruption == nil else { return }
+        guard exists(s), model.marks[s]?.interruption == nil else { return }
         guard let t = traits(s), !t.unmanaged else { return }
         let holds: Bool
         switch i.cause {
         case .session(let b): holds = b != s && isActive(b)
-        case .microphoneMuted(let e): holds = endpoints[e]?.muted == true
+        case .microphoneMuted(let e): holds = model.endpoints[e]?.muted == true
         case .routeDisconnected: holds = true
         }
         guard holds else {
             notify(s, .interruptionEnded(shouldResume: false))
             return
         }
-        var m = marks[s] ?? SessionMarks()
+        var m = model.marks[s] ?? SessionMarks()
         m.interruption = i
-        marks[s] = m
-        victimsOf[i.cause, default: []].insert(s)
+        model.marks[s] = m
+        index.victimsOf[i.cause, default: []].insert(s)
         touched.insert(s)
     }
 
@@ -293,21 +298,21 @@ extension SessionPolicy {
     mutating func removeSession(_ s: SessionID, notifyOthers: Bool, resetGains: Bool = true) {
         let wasActive = isActive(s)
         let traitsBefore = traits(s)
-        if case .client(let c) = s { uniformGains[c] = nil }
+        if case .client(let c) = s { index.uniformGains[c] = nil }
         if resetGains {
             // Its streams stay (they move to another session): the policy's gains go.
             for n in streamsOf(s) { undoGains(n) }
         }
-        if isActive(s), var m = marks[s] {
+        if isActive(s), var m = model.marks[s] {
             m.active = false
-            marks[s] = m
+            model.marks[s] = m
         }
         clearInterruption(s)
-        marks[s] = nil
+        model.marks[s] = nil
         removeMembership(s)
         endOrHold(s, traits: wasActive ? traitsBefore : nil, resumable: notifyOthers)
         touched.remove(s)
-        if published.removeValue(forKey: s) != nil {
+        if model.published.removeValue(forKey: s) != nil {
             emit(.publishSession(s, nil))
         }
     }
@@ -315,35 +320,35 @@ extension SessionPolicy {
     /// Recomputes whether a client declares; when that flips, its streams move between
     /// their own legacy sessions and the client's session.
     mutating func updateDeclared(_ c: ClientID, notifyOthers: Bool = false) {
-        let now = clients[c] != nil && computeDeclared(c)
-        let was = declaredClients.contains(c)
+        let now = model.clients[c] != nil && computeDeclared(c)
+        let was = index.declaredClients.contains(c)
         guard now != was else { return }
-        let nodes = (streamsOfClient[c] ?? []).sorted()
+        let nodes = (index.streamsOfClient[c] ?? []).sorted()
         if now {
-            for n in nodes where marks[.stream(n)] != nil || published[.stream(n)] != nil {
+            for n in nodes where model.marks[.stream(n)] != nil || model.published[.stream(n)] != nil {
                 removeSession(.stream(n), notifyOthers: false)
             }
-            declaredClients.insert(c)
+            index.declaredClients.insert(c)
             touched.insert(.client(c))
-            if nodes.contains(where: { streams[$0]?.running == true }) {
+            if nodes.contains(where: { model.streams[$0]?.running == true }) {
                 activate(.client(c), explicit: false)
             }
         } else {
             removeSession(.client(c), notifyOthers: notifyOthers)
-            declaredClients.remove(c)
+            index.declaredClients.remove(c)
             for n in nodes {
                 touched.insert(.stream(n))
-                if streams[n]?.running == true { activate(.stream(n), explicit: false) }
+                if model.streams[n]?.running == true { activate(.stream(n), explicit: false) }
             }
         }
     }
 }
 
-extension SessionPolicy {
+extension PolicyStep {
     /// Undoes the policy's own gains on a stream (its duck, ramped back up, and its
     /// silence); the user's volume was never touched.
     mutating func undoGains(_ n: NodeID) {
-        guard var st = streams[n] else { return }
+        guard var st = model.streams[n] else { return }
         if st.duckGain != 1 {
             st.duckGain = 1
             emit(.duck(n, gain: 1, rampMilliseconds: configuration.duckRampUpMilliseconds))
@@ -352,6 +357,6 @@ extension SessionPolicy {
             st.silenced = false
             emit(.silence(n, false))
         }
-        streams[n] = st
+        model.streams[n] = st
     }
 }

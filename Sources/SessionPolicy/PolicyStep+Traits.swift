@@ -20,41 +20,41 @@ struct SessionTraits: Equatable {
     var hasInput: Bool { category.hasInput }
 }
 
-extension SessionPolicy {
+extension PolicyStep {
     /// The session a stream belongs to (§1): its client's when the client declared.
     func sessionOf(_ n: NodeID) -> SessionID? {
-        guard let st = streams[n] else { return nil }
-        return declaredClients.contains(st.client) ? .client(st.client) : .stream(n)
+        guard let st = model.streams[n] else { return nil }
+        return index.declaredClients.contains(st.client) ? .client(st.client) : .stream(n)
     }
 
     func exists(_ s: SessionID) -> Bool {
         switch s {
-        case .client(let c): return declaredClients.contains(c)
+        case .client(let c): return index.declaredClients.contains(c)
         case .stream(let n):
-            guard let st = streams[n] else { return false }
-            return !declaredClients.contains(st.client)
+            guard let st = model.streams[n] else { return false }
+            return !index.declaredClients.contains(st.client)
         }
     }
 
     func clientOf(_ s: SessionID) -> ClientID? {
         switch s {
         case .client(let c): return c
-        case .stream(let n): return streams[n]?.client
+        case .stream(let n): return model.streams[n]?.client
         }
     }
 
     /// The session's streams, in node order.
     func streamsOf(_ s: SessionID) -> [NodeID] {
         switch s {
-        case .client(let c): return streamsOfClient[c]?.nodes ?? []
-        case .stream(let n): return streams[n] == nil ? [] : [n]
+        case .client(let c): return index.streamsOfClient[c]?.nodes ?? []
+        case .stream(let n): return model.streams[n] == nil ? [] : [n]
         }
     }
 
     /// Every managed session, in order.
     func allSessions() -> [SessionID] {
-        var out: [SessionID] = declaredClients.sorted().map { .client($0) }
-        for (n, st) in streams where !declaredClients.contains(st.client) {
+        var out: [SessionID] = index.declaredClients.sorted().map { .client($0) }
+        for (n, st) in model.streams where !index.declaredClients.contains(st.client) {
             if let t = traits(.stream(n)), !t.unmanaged { out.append(.stream(n)) }
         }
         return out.sorted()
@@ -62,16 +62,16 @@ extension SessionPolicy {
 
     /// A client declares when its properties or one of its streams' carry `audio.session.*`.
     func computeDeclared(_ c: ClientID) -> Bool {
-        if let keys = clients[c]?.facts.sessionKeys, hasSessionKey(keys) { return true }
-        return declaringStreamsOfClient[c]?.isEmpty == false
+        if let keys = model.clients[c]?.facts.sessionKeys, hasSessionKey(keys) { return true }
+        return index.declaringStreamsOfClient[c]?.isEmpty == false
     }
 
     /// Keeps `declaringStreamsOfClient` in step after the stream came, changed or went.
     mutating func noteSessionKeys(ofStream n: NodeID, client c: ClientID) {
-        if let st = streams[n], hasSessionKey(st.facts.sessionKeys) {
-            declaringStreamsOfClient[c, default: []].insert(n)
-        } else if declaringStreamsOfClient[c]?.remove(n) != nil, declaringStreamsOfClient[c]?.isEmpty == true {
-            declaringStreamsOfClient[c] = nil
+        if let st = model.streams[n], hasSessionKey(st.facts.sessionKeys) {
+            index.declaringStreamsOfClient[c, default: []].insert(n)
+        } else if index.declaringStreamsOfClient[c]?.remove(n) != nil, index.declaringStreamsOfClient[c]?.isEmpty == true {
+            index.declaringStreamsOfClient[c] = nil
         }
     }
 
@@ -83,14 +83,14 @@ extension SessionPolicy {
     }
 
     func applicationName(_ c: ClientID, stream: NodeID? = nil) -> String? {
-        if let name = clients[c]?.facts.applicationName { return name }
-        if let n = stream { return streams[n]?.facts.applicationName }
+        if let name = model.clients[c]?.facts.applicationName { return name }
+        if let n = stream { return model.streams[n]?.facts.applicationName }
         return nil
     }
 
     /// The identity the module established for the client (trusted when it gave none).
     func identity(_ c: ClientID) -> ClientIdentity {
-        clients[c]?.facts.identity ?? ClientIdentity()
+        model.clients[c]?.facts.identity ?? ClientIdentity()
     }
 
     /// Call priority is granted, not claimed (R10): to the clients the allow list names by
@@ -112,15 +112,15 @@ extension SessionPolicy {
     /// The declaration in force for a declared client session: the client's, else the
     /// first stream's (in node order), else the default (soloAmbient, as on iOS).
     func declarationOf(_ c: ClientID) -> Declaration {
-        if let d = clients[c]?.declaration { return d }
-        for n in (streamsOfClient[c] ?? []).sorted() {
-            if let d = streams[n]?.declaration { return d }
+        if let d = model.clients[c]?.declaration { return d }
+        for n in (index.streamsOfClient[c] ?? []).sorted() {
+            if let d = model.streams[n]?.declaration { return d }
         }
         return Declaration()
     }
 
     func roleRule(_ n: NodeID) -> RoleRule {
-        guard let role = streams[n]?.facts.role, !role.isEmpty else {
+        guard let role = model.streams[n]?.facts.role, !role.isEmpty else {
             return configuration.noRoleRule
         }
         return configuration.roleRule(role) ?? configuration.noRoleRule
@@ -131,16 +131,16 @@ extension SessionPolicy {
     func traits(_ s: SessionID) -> SessionTraits? {
         switch s {
         case .client(let c):
-            guard declaredClients.contains(c) else { return nil }
-            return (derived[s] ?? deriveTraits(s))?.traits
+            guard index.declaredClients.contains(c) else { return nil }
+            return (index.derived[s] ?? deriveTraits(s))?.traits
         case .stream(let n):
-            guard let st = streams[n], !declaredClients.contains(st.client) else { return nil }
-            guard let d = derived[s] ?? deriveTraits(s) else { return nil }
-            return d.adapted(to: marks[s]?.adaptiveCategory)
+            guard let st = model.streams[n], !index.declaredClients.contains(st.client) else { return nil }
+            guard let d = index.derived[s] ?? deriveTraits(s) else { return nil }
+            return d.adapted(to: model.marks[s]?.adaptiveCategory)
         }
     }
 
-    func isActive(_ s: SessionID) -> Bool { marks[s]?.active ?? false }
+    func isActive(_ s: SessionID) -> Bool { model.marks[s]?.active ?? false }
 
     /// Output flows: some output stream runs and is not paused by the policy.
     func isPlayingOutput(_ s: SessionID) -> Bool {
@@ -155,12 +155,12 @@ extension SessionPolicy {
     func anyStream(of s: SessionID, _ test: (StreamInfo) -> Bool) -> Bool {
         switch s {
         case .client(let c):
-            for n in streamsOfClient[c] ?? [] {
-                if let st = streams[n], test(st) { return true }
+            for n in index.streamsOfClient[c] ?? [] {
+                if let st = model.streams[n], test(st) { return true }
             }
             return false
         case .stream(let n):
-            guard let st = streams[n] else { return false }
+            guard let st = model.streams[n] else { return false }
             return test(st)
         }
     }
@@ -168,7 +168,7 @@ extension SessionPolicy {
     /// §1 Game: the session's category depends on other audio playing at activation.
     func ambientWhenOtherAudioPlays(_ s: SessionID) -> Bool {
         guard case .stream(let n) = s else { return false }
-        return (derived[s] ?? deriveTraits(s))?.ambientWhenOtherAudioPlays ?? roleRule(n).ambientWhenOtherAudioPlays
+        return (index.derived[s] ?? deriveTraits(s))?.ambientWhenOtherAudioPlays ?? roleRule(n).ambientWhenOtherAudioPlays
     }
 
     /// Keeps the derived sets in step with one session's state.

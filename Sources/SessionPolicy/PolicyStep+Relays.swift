@@ -11,7 +11,7 @@
 /// playing into the sink is the route of the relay (followed through chained virtual
 /// sinks, `maxRelayDepth` deep), so the loss of a private output behind a loopback pauses
 /// the application streams that play into the loopback.
-extension SessionPolicy {
+extension PolicyStep {
     /// How many virtual sinks a route is followed through.
     static let maxRelayDepth = 4
 
@@ -23,61 +23,61 @@ extension SessionPolicy {
     /// The link group of a stream that is a relay: an output stream whose
     /// `node.link-group` is a present sink's.
     func relayGroup(direction: StreamDirection, _ facts: StreamFacts) -> String? {
-        guard direction == .output, let g = Self.linkGroup(facts.linkGroup), sinksOfGroup[g]?.isEmpty == false else { return nil }
+        guard direction == .output, let g = Self.linkGroup(facts.linkGroup), index.sinksOfGroup[g]?.isEmpty == false else { return nil }
         return g
     }
 
     /// The relay behind a sink, when the sink is a virtual sink whose output stream is known.
     func relay(ofSink e: NodeID) -> NodeID? {
-        guard let ep = endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup) else { return nil }
-        return relayOfGroup[g]
+        guard let ep = model.endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup) else { return nil }
+        return index.relayOfGroup[g]
     }
 
     mutating func noteSinkGroup(_ e: NodeID, old: EndpointFacts?, new: EndpointInfo?) {
         if let o = old, let g = Self.linkGroup(o.linkGroup) {
-            sinksOfGroup[g]?.remove(e)
-            if sinksOfGroup[g]?.isEmpty == true { sinksOfGroup[g] = nil }
+            index.sinksOfGroup[g]?.remove(e)
+            if index.sinksOfGroup[g]?.isEmpty == true { index.sinksOfGroup[g] = nil }
         }
         if let ep = new, ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup) {
-            sinksOfGroup[g, default: []].insert(e)
+            index.sinksOfGroup[g, default: []].insert(e)
         }
     }
 
     /// A new relay. Streams already playing into its sink now reach what it reaches.
     mutating func relayAdded(_ n: NodeID, client c: ClientID, group: String, _ facts: StreamFacts) {
-        relays[n] = RelayInfo(client: c, linkGroup: group, facts: facts)
-        relayOfGroup[group] = n
+        model.relays[n] = RelayInfo(client: c, linkGroup: group, facts: facts)
+        index.relayOfGroup[group] = n
         refreshStreams(behindRelay: n)
     }
 
     /// The relay's node is gone.
     mutating func relayRemoved(_ n: NodeID) {
-        guard let r = relays[n] else { return }
-        for l in linksOfNode[n] ?? [] { removeLink(l) }
-        linksOfNode[n] = nil
-        relays[n] = nil
-        if relayOfGroup[r.linkGroup] == n { relayOfGroup[r.linkGroup] = nil }
-        for e in (sinksOfGroup[r.linkGroup] ?? []).sorted() { refreshRoutes(linkedTo: e) }
+        guard let r = model.relays[n] else { return }
+        for l in index.linksOfNode[n] ?? [] { removeLink(l) }
+        index.linksOfNode[n] = nil
+        model.relays[n] = nil
+        if index.relayOfGroup[r.linkGroup] == n { index.relayOfGroup[r.linkGroup] = nil }
+        for e in (index.sinksOfGroup[r.linkGroup] ?? []).sorted() { refreshRoutes(linkedTo: e) }
     }
 
     /// A sink with a link group appeared after the output stream of its group: the stream,
     /// tracked as an application stream so far, becomes the sink's relay. Its links are kept;
     /// whatever the policy did to it (a pause, a duck) is undone.
     mutating func adoptRelays(ofSink e: NodeID) {
-        guard let ep = endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup), relayOfGroup[g] == nil else {
+        guard let ep = model.endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup), index.relayOfGroup[g] == nil else {
             return
         }
-        for n in streams.keys.sorted() {
-            guard let st = streams[n], st.direction == .output, Self.linkGroup(st.facts.linkGroup) == g else { continue }
-            let kept = (linksOfNode[n] ?? []).sorted().compactMap { l in links[l].map { (l, $0) } }
+        for n in model.streams.keys.sorted() {
+            guard let st = model.streams[n], st.direction == .output, Self.linkGroup(st.facts.linkGroup) == g else { continue }
+            let kept = (index.linksOfNode[n] ?? []).sorted().compactMap { l in model.links[l].map { (l, $0) } }
             if st.pausedByPolicy { emit(.resume(n)) }
             if st.duckGain != 1 { emit(.duck(n, gain: 1, rampMilliseconds: 0)) }
             if st.silenced { emit(.silence(n, false)) }
             streamRemoved(n)
             for (l, link) in kept {
-                links[l] = link
-                linksOfNode[link.output, default: []].insert(l)
-                linksOfNode[link.input, default: []].insert(l)
+                model.links[l] = link
+                index.linksOfNode[link.output, default: []].insert(l)
+                index.linksOfNode[link.input, default: []].insert(l)
             }
             relayAdded(n, client: st.client, group: g, st.facts)
             return
@@ -87,8 +87,8 @@ extension SessionPolicy {
     /// Recomputes the routes of the streams playing into the relay's sink(s) (the relay
     /// was linked or unlinked), and marks their sessions.
     mutating func refreshStreams(behindRelay n: NodeID) {
-        guard let r = relays[n] else { return }
-        for e in (sinksOfGroup[r.linkGroup] ?? []).sorted() {
+        guard let r = model.relays[n] else { return }
+        for e in (index.sinksOfGroup[r.linkGroup] ?? []).sorted() {
             refreshRoutes(linkedTo: e)
             for s in sessionsLinked(to: e) { touched.insert(s) }
         }
@@ -105,13 +105,13 @@ extension SessionPolicy {
 
     private func collectStreams(linkedTo e: NodeID, depth: Int, seen: inout Set<NodeID>, into out: inout Set<NodeID>) {
         guard seen.insert(e).inserted else { return }
-        for l in linksOfNode[e] ?? [] {
-            guard let link = links[l] else { continue }
+        for l in index.linksOfNode[e] ?? [] {
+            guard let link = model.links[l] else { continue }
             let other = link.output == e ? link.input : link.output
-            if streams[other] != nil {
+            if model.streams[other] != nil {
                 out.insert(other)
-            } else if link.input == e, let r = relays[other], depth < Self.maxRelayDepth {
-                for sink in sinksOfGroup[r.linkGroup] ?? [] {
+            } else if link.input == e, let r = model.relays[other], depth < Self.maxRelayDepth {
+                for sink in index.sinksOfGroup[r.linkGroup] ?? [] {
                     collectStreams(linkedTo: sink, depth: depth + 1, seen: &seen, into: &out)
                 }
             }
@@ -128,13 +128,13 @@ extension SessionPolicy {
     /// The outputs an output stream reaches by playing into sink `e`: `e` itself, or for a
     /// virtual sink, what its relay is linked to (nothing while it is linked nowhere).
     func collectOutputs(through e: NodeID, excluding: NodeID?, depth: Int, outs: inout [(NodeID, Port)]) {
-        guard e != excluding, let ep = endpoints[e] else { return }
+        guard e != excluding, let ep = model.endpoints[e] else { return }
         guard let r = relay(ofSink: e), depth < Self.maxRelayDepth else {
             outs.append((e, ep.port))
             return
         }
-        for l in linksOfNode[r] ?? [] {
-            guard let link = links[l], link.output == r else { continue }
+        for l in index.linksOfNode[r] ?? [] {
+            guard let link = model.links[l], link.output == r else { continue }
             collectOutputs(through: link.input, excluding: excluding, depth: depth + 1, outs: &outs)
         }
     }

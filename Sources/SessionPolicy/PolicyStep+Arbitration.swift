@@ -5,12 +5,12 @@ enum Arbitration: Equatable {
     case refused(SessionError, blocker: SessionID)
 }
 
-extension SessionPolicy {
+extension PolicyStep {
     /// Decides whether `s` may become active now, and whom it interrupts.
     func arbitrate(_ s: SessionID, _ t: SessionTraits) -> Arbitration {
         // R10 / R6: a call holds audio; only calls and accessibility get through.
         if t.priorityClass != .call && !t.exemptFromCalls {
-            if let c = Self.lowest(activeCalls, where: { c in c != s && clientOf(c) != t.client }) {
+            if let c = Self.lowest(index.activeCalls, where: { c in c != s && clientOf(c) != t.client }) {
                 return .refused(
                     SessionError(code: .insufficientPriority, message: "A call (\(c)) holds the audio; only another call may interrupt it. [R6]"),
                     blocker: c)
@@ -18,7 +18,7 @@ extension SessionPolicy {
         }
         // R6: a higher-priority non-mixable session holds audio.
         if !t.mixable {
-            let holder = Self.lowest(activeNonMixable) { a in
+            let holder = Self.lowest(index.activeNonMixable) { a in
                 guard a != s, clientOf(a) != t.client, let ta = traits(a) else { return false }
                 return ta.priority > t.priority && !(t.isAlert && ta.prefersNoAlerts)
             }
@@ -30,9 +30,9 @@ extension SessionPolicy {
         }
         // R17: alerts held back while a session prefers no interruptions from them.
         if t.isAlert && configuration.alertsDuringPreferNoInterruptions == .holdBack {
-            if let a = Self.lowest(activeNoAlerts, where: { a in a != s }) {
+            if let a = Self.lowest(index.activeNoAlerts, where: { a in a != s }) {
                 return .refused(
-                    SessionError(code: .insufficientPriority, message: "\(a) prefers no interruptions from system alerts, so the alert is held back. [R17]"),
+                    SessionError(code: .insufficientPriority, message: "\(a) prefers no interruptions from system alerts, so the alert is model.held back. [R17]"),
                     blocker: a)
             }
         }
@@ -47,7 +47,7 @@ extension SessionPolicy {
         // every active session is built and sorted).
         if t.priorityClass == .call {
             // R10: the phone always wins, mixable or not, except accessibility; R1 among calls.
-            for a in active {
+            for a in index.active {
                 consider(a) { ta in
                     if ta.exemptFromCalls { return false }
                     if ta.priorityClass == .call { return !ta.mixable && !t.mixable }
@@ -56,12 +56,12 @@ extension SessionPolicy {
             }
         } else if !t.mixable {
             // R1 last in wins among non-mixable sessions of equal or lower priority; R2 mixable ones stay.
-            for a in activeNonMixable {
+            for a in index.activeNonMixable {
                 consider(a) { ta in ta.priority <= t.priority }
             }
         } else if t.options.contains(.interruptSpokenAudioAndMixWithOthers) {
             // R4: spoken audio only.
-            for a in active {
+            for a in index.active {
                 consider(a) { ta in ta.mode == .spokenAudio && ta.priority <= t.priority }
             }
         }
@@ -94,7 +94,7 @@ extension SessionPolicy {
         guard exists(s), var t = traits(s) else { return false }
         if t.unmanaged { return true }
         touched.insert(s)
-        var m = marks[s] ?? SessionMarks()
+        var m = model.marks[s] ?? SessionMarks()
         if m.active {
             resumePausedStreams(s)
             if explicit { notify(s, .activationResult(.success(nil))) }
@@ -102,9 +102,9 @@ extension SessionPolicy {
         }
         if t.isLegacy && ambientWhenOtherAudioPlays(s) {
             // §1 Game: ambient when other audio is already playing, soloAmbient otherwise.
-            let other = playing.contains { clientOf($0) != t.client }
+            let other = index.playing.contains { clientOf($0) != t.client }
             m.adaptiveCategory = other ? .ambient : .soloAmbient
-            marks[s] = m
+            model.marks[s] = m
             if let updated = traits(s) { t = updated }
         }
         switch arbitrate(s, t) {
@@ -112,18 +112,18 @@ extension SessionPolicy {
             pauseRunningStreams(s)
             if explicit {
                 notify(s, .activationResult(.failure(error)))
-            } else if marks[s]?.interruption == nil {
+            } else if model.marks[s]?.interruption == nil {
                 beginInterruption(s, cause: .session(blocker), reason: .default, wasPlaying: true)
             }
             return false
         case .allowed(let victims):
             for v in victims { interrupt(v, cause: .session(s), reason: .default) }
-            if marks[s]?.interruption != nil {
+            if model.marks[s]?.interruption != nil {
                 clearInterruption(s)
                 notify(s, .interruptionEnded(shouldResume: false))
             }
             justActivated.insert(s)
-            Self.edit(&marks[s, default: SessionMarks()]) { m in
+            Self.edit(&model.marks[s, default: SessionMarks()]) { m in
                 m.active = true
             }
             updateMembership(s)
@@ -138,18 +138,18 @@ extension SessionPolicy {
     /// Deactivates `s`: explicitly (`audio.session.active=false`), or a legacy stream stopping.
     mutating func deactivate(_ s: SessionID, notifyOthers: Bool, explicit: Bool) {
         touched.insert(s)
-        guard var m = marks[s], m.active else {
-            if var m = marks[s], var i = m.interruption {
+        guard var m = model.marks[s], m.active else {
+            if var m = model.marks[s], var i = m.interruption {
                 // R18: the program stopped on its own while interrupted.
                 i.pausedItself = true
                 m.interruption = i
-                marks[s] = m
+                model.marks[s] = m
             }
             if explicit { notify(s, .activationResult(.success(nil))) }
             return
         }
         m.active = false
-        marks[s] = m
+        model.marks[s] = m
         updateMembership(s)
         if explicit {
             // R8: deactivating with running streams succeeds with an isBusy warning.
@@ -165,22 +165,22 @@ extension SessionPolicy {
 
     /// Handles a change of `audio.session.active` on a declared session.
     mutating func applyActivationRequest(_ s: SessionID) {
-        guard case .client(let c) = s, declaredClients.contains(c) else { return }
-        var raw: String? = clients[c]?.facts.sessionKeys[DeclarationKey.active]
+        guard case .client(let c) = s, index.declaredClients.contains(c) else { return }
+        var raw: String? = model.clients[c]?.facts.sessionKeys[DeclarationKey.active]
         if raw == nil {
             // Only streams with an `audio.session.*` key can carry `audio.session.active`.
-            for n in declaringStreamsOfClient[c] ?? [] {
-                if let v = streams[n]?.facts.sessionKeys[DeclarationKey.active] {
+            for n in index.declaringStreamsOfClient[c] ?? [] {
+                if let v = model.streams[n]?.facts.sessionKeys[DeclarationKey.active] {
                     raw = v
                     break
                 }
             }
         }
-        var m = marks[s] ?? SessionMarks()
+        var m = model.marks[s] ?? SessionMarks()
         guard let value = raw else {
             if m.requestedActive != nil {
                 m.requestedActive = nil
-                marks[s] = m
+                model.marks[s] = m
             }
             return
         }
@@ -190,11 +190,11 @@ extension SessionPolicy {
             return
         }
         // A new value, or the same value asked again (a new request counter): answer it.
-        let request = clients[c]?.facts.sessionKeys[DeclarationKey.activationRequest]
+        let request = model.clients[c]?.facts.sessionKeys[DeclarationKey.activationRequest]
         guard m.requestedActive != wanted || (request != nil && request != m.activationRequest) else { return }
         m.requestedActive = wanted
         m.activationRequest = request
-        marks[s] = m
+        model.marks[s] = m
         if wanted {
             activate(s, explicit: true)
         } else {
@@ -204,8 +204,8 @@ extension SessionPolicy {
 
     /// `setActive(false, options: .notifyOthersOnDeactivation)`.
     func wantsNotifyOthers(_ c: ClientID) -> Bool {
-        if clients[c]?.facts.sessionKeys[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation { return true }
-        for n in declaringStreamsOfClient[c] ?? [] where streams[n]?.facts.sessionKeys[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
+        if model.clients[c]?.facts.sessionKeys[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation { return true }
+        for n in index.declaringStreamsOfClient[c] ?? [] where model.streams[n]?.facts.sessionKeys[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
             return true
         }
         return false
@@ -214,17 +214,17 @@ extension SessionPolicy {
     /// R5: a changed declaration of an active session applies at once.
     mutating func applyDeclarationChange(_ s: SessionID, before: SessionTraits?) {
         touched.insert(s)
-        if let before, let t = traits(s), before.category != t.category, marks[s]?.routeBeforeCategoryChange == nil {
+        if let before, let t = traits(s), before.category != t.category, model.marks[s]?.routeBeforeCategoryChange == nil {
             // R5: when the route changes after this, the reason is categoryChange.
-            var m = marks[s] ?? SessionMarks()
+            var m = model.marks[s] ?? SessionMarks()
             m.routeBeforeCategoryChange = route(s)
-            marks[s] = m
+            model.marks[s] = m
         }
         guard isActive(s), let t = traits(s), t != before else { return }
         updateMembership(s)
         // R3: an active ducker whose priority, mode or alert kind changed ducks others
         // differently even when it stays a ducker (membership unchanged): refresh everyone.
-        if membership[s]?.contains(.ducker) == true { refreshAll = true }
+        if index.membership[s]?.contains(.ducker) == true { refreshAll = true }
         if case .allowed(let victims) = arbitrate(s, t) {
             for v in victims { interrupt(v, cause: .session(s), reason: .default) }
         }

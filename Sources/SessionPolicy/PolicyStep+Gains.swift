@@ -7,7 +7,7 @@ struct UniformGains: Equatable {
     var silenced: Bool
 }
 
-extension SessionPolicy {
+extension PolicyStep {
     /// A duck level from configuration, kept within [0, 1] whatever was configured.
     static func clampLevel(_ level: Float) -> Float {
         guard level.isFinite else { return 1 }
@@ -17,15 +17,15 @@ extension SessionPolicy {
     /// The gain the policy wants on the session's output: the lowest level among the
     /// active duckers that apply to it (R3: several duckers never stack below the level).
     func desiredDuckGain(_ s: SessionID, _ t: SessionTraits) -> Float {
-        guard isActive(s), t.hasOutput, !(activeDuckers.isEmpty && held.isEmpty) else { return 1 }
+        guard isActive(s), t.hasOutput, !(index.activeDuckers.isEmpty && model.held.isEmpty) else { return 1 }
         var gain: Float = 1
         // A ducker that went moments ago still ducks during the grace period.
-        for h in held.values where h.ducks && h.client != t.client {
+        for h in model.held.values where h.ducks && h.client != t.client {
             if h.isAlert && t.prefersNoAlerts { continue }
             if t.priority > h.priority { continue }
             gain = min(gain, Self.clampLevel(h.duckLevel))
         }
-        for d in activeDuckers where d != s {
+        for d in index.activeDuckers where d != s {
             guard let td = traits(d), td.client != t.client else { continue }
             if td.isAlert && t.prefersNoAlerts { continue }  // R17
             if t.priority > td.priority { continue }  // a prompt never ducks a call
@@ -41,9 +41,9 @@ extension SessionPolicy {
     /// R21 alerts and ambient output while a record session is active).
     func desiredSilence(_ s: SessionID, _ t: SessionTraits) -> Bool {
         guard isActive(s), t.hasOutput else { return false }
-        if (silentMode || screenLocked) && t.category.isSilencedBySilentMode { return true }
+        if (model.silentMode || model.screenLocked) && t.category.isSilencedBySilentMode { return true }
         if t.isAlert || t.category == .ambient {
-            for r in activeRecorders where r != s { return true }
+            for r in index.activeRecorders where r != s { return true }
         }
         return false
     }
@@ -55,17 +55,17 @@ extension SessionPolicy {
         let silenced = desiredSilence(s, t)
         switch s {
         case .client(let c):
-            guard let nodes = streamsOfClient[c]?.nodes, nodes.count > 1 else {
+            guard let nodes = index.streamsOfClient[c]?.nodes, nodes.count > 1 else {
                 // One stream (or none): read directly; no cached gain to keep.
-                if !uniformGains.isEmpty { uniformGains[c] = nil }
-                if let n = streamsOfClient[c]?.first { applyGains(s, n, gain: gain, silenced: silenced) }
+                if !index.uniformGains.isEmpty { index.uniformGains[c] = nil }
+                if let n = index.streamsOfClient[c]?.first { applyGains(s, n, gain: gain, silenced: silenced) }
                 return
             }
             let wanted = UniformGains(gain: gain, silenced: silenced)
             // Every output stream is already there: nothing to change.
-            if uniformGains[c] == wanted { return }
+            if index.uniformGains[c] == wanted { return }
             for n in nodes { applyGains(s, n, gain: gain, silenced: silenced) }
-            uniformGains[c] = wanted
+            index.uniformGains[c] = wanted
         case .stream(let n):
             applyGains(s, n, gain: gain, silenced: silenced)
         }
@@ -74,12 +74,12 @@ extension SessionPolicy {
     /// Brings one output stream of `s` to the wanted gain and silence (effects only on change).
     mutating func applyGains(_ s: SessionID, _ n: NodeID, gain: Float, silenced: Bool) {
         // Read and changed in place (no copy of the stream's properties).
-        guard let i = streams.index(forKey: n) else { return }
+        guard let i = model.streams.index(forKey: n) else { return }
         var ramp: UInt32?
         var silenceChanged = false
         let down = configuration.duckRampDownMilliseconds
         let up = configuration.duckRampUpMilliseconds
-        Self.edit(&streams.values[i]) { st in
+        Self.edit(&model.streams.values[i]) { st in
             guard st.direction == .output else { return }
             if st.duckGain != gain {
                 ramp = gain < st.duckGain ? down : up
@@ -105,21 +105,21 @@ extension SessionPolicy {
         var targets: [SessionID]
         if hintDirty {
             // A flip reaches every active session (R22): room for their notices and publications.
-            targets = active.sorted()
+            targets = index.active.sorted()
             touched.reserveCapacity(touched.count + targets.count)
             fx.reserveCapacity(fx.count + 2 * targets.count + 1)
         } else {
             // Only the sessions this event touched or activated can have a new hint.
             targets = []
-            for s in touched where active.contains(s) { targets.append(s) }
-            for s in justActivated where active.contains(s) && !touched.contains(s) { targets.append(s) }
+            for s in touched where index.active.contains(s) { targets.append(s) }
+            for s in justActivated where index.active.contains(s) && !touched.contains(s) { targets.append(s) }
             targets.sort()
         }
         guard !targets.isEmpty else { return }
         // The clients with primary audio: none, exactly one, or several.
         var primaryClient: ClientID?
         var severalPrimaryClients = false
-        for p in primary {
+        for p in index.primary {
             guard let pc = clientOf(p) else { continue }
             if let known = primaryClient {
                 if known != pc {
@@ -133,11 +133,11 @@ extension SessionPolicy {
         let anyJustActivated = !justActivated.isEmpty
         for s in targets {
             // One lookup; the mark is changed in place.
-            guard let i = marks.index(forKey: s) else { continue }
+            guard let i = model.marks.index(forKey: s) else { continue }
             // Another client than the session's own has primary audio.
             let value = severalPrimaryClients || (primaryClient != nil && primaryClient != clientOf(s))
-            guard value != marks.values[i].hintTold else { continue }
-            marks.values[i].hintTold = value
+            guard value != model.marks.values[i].hintTold else { continue }
+            model.marks.values[i].hintTold = value
             if anyJustActivated && justActivated.contains(s) {
                 // Told on flips only; a newly active session reads the property.
                 continue

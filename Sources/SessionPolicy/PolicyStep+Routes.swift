@@ -13,31 +13,27 @@ struct EndpointCounts: Equatable {
     var isEmpty: Bool { outputs.isEmpty && inputs.isEmpty }
 }
 
-extension SessionPolicy {
+extension PolicyStep {
     /// A private output: a sink whose port type or form factor is in the configured list.
     func isPrivateOutput(_ e: NodeID) -> Bool {
-        guard let ep = endpoints[e], ep.kind == .sink, !ep.portLost else { return false }
+        guard let ep = model.endpoints[e], ep.kind == .sink, !ep.portLost else { return false }
         if configuration.privatePortTypes.contains(ep.port.type) { return true }
         if let ff = ep.facts.formFactor, configuration.privateFormFactors.contains(ff) { return true }
         return false
     }
 
     /// The session's route: sinks its output streams feed, sources its input streams read.
-    /// `excluding` leaves out a lost endpoint; `overriding` replaces one stream's output.
-    func route(_ s: SessionID, excluding: NodeID? = nil, overriding: (stream: NodeID, endpoint: NodeID?)? = nil) -> Route {
+    /// `excluding` leaves out a lost endpoint.
+    func route(_ s: SessionID, excluding: NodeID? = nil) -> Route {
         // Endpoints collected with their ports (one lookup each), then put in node order.
         var outs: [(NodeID, Port)] = []
         var ins: [(NodeID, Port)] = []
         func visit(_ n: NodeID) {
-            guard let st = streams[n] else { return }
-            if let o = overriding, o.stream == n, st.direction == .output {
-                if let e = o.endpoint { collectOutputs(through: e, excluding: excluding, depth: 0, outs: &outs) }
-                return
-            }
+            guard let st = model.streams[n] else { return }
             collectRoute(n, st, excluding: excluding, outs: &outs, ins: &ins)
         }
         switch s {
-        case .client(let c): for n in streamsOfClient[c] ?? [] { visit(n) }
+        case .client(let c): for n in index.streamsOfClient[c] ?? [] { visit(n) }
         case .stream(let n): visit(n)
         }
         return Route(inputs: Self.portsInNodeOrder(&ins), outputs: Self.portsInNodeOrder(&outs))
@@ -58,20 +54,20 @@ extension SessionPolicy {
     /// Recomputes the cached route of the node if it is a stream (one of its links changed),
     /// and its client's endpoint counts.
     mutating func refreshRoute(ofStream n: NodeID) {
-        guard let st = streams[n] else {
-            streamRoutes[n] = nil
+        guard let st = model.streams[n] else {
+            index.streamRoutes[n] = nil
             return
         }
         let (route, reached) = computeStreamRoute(n, st)
-        streamRoutes[n] = route
-        let old = streamEndpoints.updateValue(reached, forKey: n) ?? StreamEndpoints()
+        index.streamRoutes[n] = route
+        let old = index.streamEndpoints.updateValue(reached, forKey: n) ?? StreamEndpoints()
         if old != reached { countEndpoints(of: st.client, removing: old, adding: reached) }
     }
 
     /// A stream goes away: its cached route and its share of its client's endpoint counts.
     mutating func forgetRoute(ofStream n: NodeID, client c: ClientID) {
-        streamRoutes[n] = nil
-        if let old = streamEndpoints.removeValue(forKey: n) { countEndpoints(of: c, removing: old, adding: StreamEndpoints()) }
+        index.streamRoutes[n] = nil
+        if let old = index.streamEndpoints.removeValue(forKey: n) { countEndpoints(of: c, removing: old, adding: StreamEndpoints()) }
     }
 
     mutating func countEndpoints(of c: ClientID, removing old: StreamEndpoints, adding new: StreamEndpoints) {
@@ -82,22 +78,22 @@ extension SessionPolicy {
             guard let i = counts.index(forKey: e) else { return }
             if counts.values[i] > 1 { counts.values[i] &-= 1 } else { counts.remove(at: i) }
         }
-        Self.edit(&endpointsOfClient[c, default: EndpointCounts()]) { counts in
+        Self.edit(&index.endpointsOfClient[c, default: EndpointCounts()]) { counts in
             for e in old.outputs { remove(&counts.outputs, e) }
             for e in old.inputs { remove(&counts.inputs, e) }
             for e in new.outputs { add(&counts.outputs, e) }
             for e in new.inputs { add(&counts.inputs, e) }
         }
-        if endpointsOfClient[c]?.isEmpty == true { endpointsOfClient[c] = nil }
+        if index.endpointsOfClient[c]?.isEmpty == true { index.endpointsOfClient[c] = nil }
     }
 
     /// The merged route of all the client's streams (as `route(.client(c))` finds it), from
     /// its endpoint counts: one lookup per distinct endpoint.
     func clientRoute(_ c: ClientID) -> Route {
-        guard let counts = endpointsOfClient[c] else { return Route() }
+        guard let counts = index.endpointsOfClient[c] else { return Route() }
         func ports(_ reached: [NodeID: Int]) -> [Port] {
             if reached.isEmpty { return [] }
-            return reached.keys.sorted().compactMap { endpoints[$0]?.port }
+            return reached.keys.sorted().compactMap { model.endpoints[$0]?.port }
         }
         return Route(inputs: ports(counts.inputs), outputs: ports(counts.outputs))
     }
@@ -111,11 +107,11 @@ extension SessionPolicy {
     /// The endpoints a stream is linked to: sinks it feeds (output; for a virtual sink, the
     /// outputs its relay feeds), sources it reads (input).
     func collectRoute(_ n: NodeID, _ st: StreamInfo, excluding: NodeID?, outs: inout [(NodeID, Port)], ins: inout [(NodeID, Port)]) {
-        for l in linksOfNode[n] ?? [] {
-            guard let link = links[l] else { continue }
+        for l in index.linksOfNode[n] ?? [] {
+            guard let link = model.links[l] else { continue }
             if st.direction == .output, link.output == n {
                 collectOutputs(through: link.input, excluding: excluding, depth: 0, outs: &outs)
-            } else if st.direction == .input, link.input == n, link.output != excluding, let ep = endpoints[link.output] {
+            } else if st.direction == .input, link.input == n, link.output != excluding, let ep = model.endpoints[link.output] {
                 ins.append((link.output, ep.port))
             }
         }
@@ -145,13 +141,13 @@ extension SessionPolicy {
 
     /// Every endpoint present (published as the global `currentRoute`).
     mutating func availableRouteCached() -> Route {
-        if let r = availableRoute { return r }
+        if let r = index.availableRoute { return r }
         var r = Route()
-        for e in endpoints.keys.sorted() {
-            guard let ep = endpoints[e] else { continue }
+        for e in model.endpoints.keys.sorted() {
+            guard let ep = model.endpoints[e] else { continue }
             if ep.kind == .sink { r.outputs.append(ep.port) } else { r.inputs.append(ep.port) }
         }
-        availableRoute = r
+        index.availableRoute = r
         return r
     }
 
@@ -166,57 +162,57 @@ extension SessionPolicy {
     }
 
     mutating func endpointAdded(_ e: NodeID, kind: EndpointKind, _ facts: EndpointFacts) {
-        let old = endpoints[e]?.facts
+        let old = model.endpoints[e]?.facts
         let ep = EndpointInfo(kind: kind, facts: facts)
-        endpoints[e] = ep
+        model.endpoints[e] = ep
         noteSinkGroup(e, old: old, new: ep)
         adoptRelays(ofSink: e)
-        availableRoute = nil
+        index.availableRoute = nil
         refreshRoutes(linkedTo: e)
         deviceArrived(e)
     }
 
     mutating func endpointChanged(_ e: NodeID, _ facts: EndpointFacts) {
-        guard var ep = endpoints[e] else { return }
+        guard var ep = model.endpoints[e] else { return }
         let old = ep.facts
         ep.facts = facts
-        endpoints[e] = ep
+        model.endpoints[e] = ep
         noteSinkGroup(e, old: old, new: ep)
         adoptRelays(ofSink: e)
-        availableRoute = nil
+        index.availableRoute = nil
         refreshRoutes(linkedTo: e)
         for s in sessionsLinked(to: e) { touched.insert(s) }
     }
 
     mutating func endpointRemoved(_ e: NodeID) {
-        guard endpoints[e] != nil else { return }
+        guard model.endpoints[e] != nil else { return }
         if isPrivateOutput(e) { privateOutputLost(e) }
         for s in sessionsLinked(to: e) { touched.insert(s) }
-        for l in linksOfNode[e] ?? [] { removeLink(l) }
-        noteSinkGroup(e, old: endpoints[e]?.facts, new: nil)
-        endpoints[e] = nil
-        linksOfNode[e] = nil
-        availableRoute = nil
+        for l in index.linksOfNode[e] ?? [] { removeLink(l) }
+        noteSinkGroup(e, old: model.endpoints[e]?.facts, new: nil)
+        model.endpoints[e] = nil
+        index.linksOfNode[e] = nil
+        index.availableRoute = nil
         // A removed source cannot be unmuted: its mute interruptions end without resume.
         endInterruptions(causedBy: .microphoneMuted(e), resumable: false)
     }
 
     mutating func endpointPortLost(_ e: NodeID) {
-        guard var ep = endpoints[e], !ep.portLost else { return }
+        guard var ep = model.endpoints[e], !ep.portLost else { return }
         if isPrivateOutput(e) { privateOutputLost(e) }
         ep.portLost = true
-        endpoints[e] = ep
-        availableRoute = nil
+        model.endpoints[e] = ep
+        index.availableRoute = nil
         refreshRoutes(linkedTo: e)
         for s in sessionsLinked(to: e) { touched.insert(s) }
     }
 
     mutating func endpointPortRestored(_ e: NodeID, _ facts: EndpointFacts) {
-        guard var ep = endpoints[e] else { return }
+        guard var ep = model.endpoints[e] else { return }
         ep.facts = facts
         ep.portLost = false
-        endpoints[e] = ep
-        availableRoute = nil
+        model.endpoints[e] = ep
+        index.availableRoute = nil
         // Streams still linked to it now go to the restored port: their routes changed.
         refreshRoutes(linkedTo: e)
         for s in sessionsLinked(to: e) { touched.insert(s) }
@@ -228,11 +224,11 @@ extension SessionPolicy {
     /// hears `routeChange(.oldDeviceUnavailable)` and, where preferred,
     /// `interruptionBegan(.routeDisconnected)`. A stream the user moved elsewhere is not affected (R33).
     mutating func privateOutputLost(_ e: NodeID) {
-        guard let uid = endpoints[e]?.port.uid else { return }
+        guard let uid = model.endpoints[e]?.port.uid else { return }
         var affected: Set<NodeID> = []
         // Streams playing into it, or into a virtual sink (a loopback) whose relay plays into it.
         for n in streamsLinked(to: e) {
-            guard let st = streams[n], st.direction == .output, st.running, !st.pausedByPolicy else { continue }
+            guard let st = model.streams[n], st.direction == .output, st.running, !st.pausedByPolicy else { continue }
             if let chosen = st.userChosenEndpoint, chosen != e, !reaches(chosen, e) { continue }
             guard let s = sessionOf(n), let t = traits(s), !t.unmanaged else { continue }
             affected.insert(n)
@@ -244,24 +240,24 @@ extension SessionPolicy {
         for s in sessions { previous[s] = route(s) }
         for n in nodes {
             pause(n)
-            streams[n]?.lostOutput = uid
+            model.streams[n]?.lostOutput = uid
         }
         for s in sessions {
             guard let t = traits(s) else { continue }
             touched.insert(s)
             notify(s, .routeChange(reason: .oldDeviceUnavailable, previous: previous[s] ?? Route(), current: route(s, excluding: e)))
             let wasActive = isActive(s)
-            if t.prefersRouteInterrupt, marks[s]?.interruption == nil {
-                var m = marks[s] ?? SessionMarks()
+            if t.prefersRouteInterrupt, model.marks[s]?.interruption == nil {
+                var m = model.marks[s] ?? SessionMarks()
                 m.active = false
-                marks[s] = m
+                model.marks[s] = m
                 updateMembership(s)
                 beginInterruption(s, cause: .routeDisconnected, reason: .routeDisconnected, wasPlaying: true)
             } else if t.isLegacy, wasActive {
                 // A legacy stream stays paused until its program resumes it (R31).
-                var m = marks[s] ?? SessionMarks()
+                var m = model.marks[s] ?? SessionMarks()
                 m.active = false
-                marks[s] = m
+                model.marks[s] = m
                 updateMembership(s)
             }
             if wasActive && !isActive(s) {
@@ -273,8 +269,8 @@ extension SessionPolicy {
     /// R32: a new device. Active sessions of the matching direction hear
     /// `routeChange(.newDeviceAvailable)`; playback continues (no pause, no auto-resume, R31).
     mutating func deviceArrived(_ e: NodeID) {
-        guard let ep = endpoints[e], ep.port.type != .virtual else { return }
-        for s in active.sorted() {
+        guard let ep = model.endpoints[e], ep.port.type != .virtual else { return }
+        for s in index.active.sorted() {
             guard let t = traits(s), !t.unmanaged else { continue }
             let matches = ep.kind == .sink ? t.hasOutput : t.hasInput
             guard matches else { continue }
@@ -285,7 +281,7 @@ extension SessionPolicy {
         if configuration.resumeLegacyOnDeviceReturn {
             let uid = ep.port.uid
             var sessions: Set<SessionID> = []
-            for (n, st) in streams where st.pausedByPolicy && st.lostOutput == uid {
+            for (n, st) in model.streams where st.pausedByPolicy && st.lostOutput == uid {
                 if let s = sessionOf(n), traits(s)?.isLegacy == true { sessions.insert(s) }
             }
             for s in sessions.sorted() { activate(s, explicit: false) }
@@ -293,13 +289,13 @@ extension SessionPolicy {
     }
 
     mutating func linkAdded(_ l: LinkID, output: NodeID, input: NodeID) {
-        if links[l] != nil { removeLink(l) }
-        links[l] = LinkInfo(output: output, input: input)
-        linksOfNode[output, default: []].insert(l)
-        linksOfNode[input, default: []].insert(l)
+        if model.links[l] != nil { removeLink(l) }
+        model.links[l] = LinkInfo(output: output, input: input)
+        index.linksOfNode[output, default: []].insert(l)
+        index.linksOfNode[input, default: []].insert(l)
         refreshRoute(ofStream: output)
         refreshRoute(ofStream: input)
-        if relays[output] != nil { refreshStreams(behindRelay: output) }
+        if model.relays[output] != nil { refreshStreams(behindRelay: output) }
         if let s = sessionOf(output) { touched.insert(s); reportCategoryRouteChange(s) }
         if let s = sessionOf(input) { touched.insert(s); reportCategoryRouteChange(s) }
     }
@@ -308,44 +304,30 @@ extension SessionPolicy {
     /// route is reported as `routeChange(categoryChange)`. Only a link that arrives
     /// counts, so a stream moved (unlinked, then linked) is reported once, settled.
     mutating func reportCategoryRouteChange(_ s: SessionID) {
-        guard var m = marks[s], let previous = m.routeBeforeCategoryChange else { return }
+        guard var m = model.marks[s], let previous = m.routeBeforeCategoryChange else { return }
         let current = route(s)
         guard current != previous else { return }
         m.routeBeforeCategoryChange = nil
-        marks[s] = m
+        model.marks[s] = m
         notify(s, .routeChange(reason: .categoryChange, previous: previous, current: current))
     }
 
     mutating func linkRemoved(_ l: LinkID) {
-        guard let link = links[l] else { return }
+        guard let link = model.links[l] else { return }
         removeLink(l)
         if let s = sessionOf(link.output) { touched.insert(s) }
         if let s = sessionOf(link.input) { touched.insert(s) }
     }
 
     mutating func removeLink(_ l: LinkID) {
-        guard let link = links.removeValue(forKey: l) else { return }
-        linksOfNode[link.output]?.remove(l)
-        if linksOfNode[link.output]?.isEmpty == true { linksOfNode[link.output] = nil }
-        linksOfNode[link.input]?.remove(l)
-        if linksOfNode[link.input]?.isEmpty == true { linksOfNode[link.input] = nil }
+        guard let link = model.links.removeValue(forKey: l) else { return }
+        index.linksOfNode[link.output]?.remove(l)
+        if index.linksOfNode[link.output]?.isEmpty == true { index.linksOfNode[link.output] = nil }
+        index.linksOfNode[link.input]?.remove(l)
+        if index.linksOfNode[link.input]?.isEmpty == true { index.linksOfNode[link.input] = nil }
         refreshRoute(ofStream: link.output)
         refreshRoute(ofStream: link.input)
-        if relays[link.output] != nil { refreshStreams(behindRelay: link.output) }
-    }
-
-    /// R33: the user (or `overrideOutputAudioPort(.speaker)`) chose an output. Reason
-    /// `override`; never a loss, so nothing is paused.
-    mutating func userRouteChoice(stream n: NodeID, endpoint: NodeID?) {
-        guard var st = streams[n], let s = sessionOf(n) else { return }
-        if let e = endpoint, endpoints[e] == nil { return }
-        let previous = route(s)
-        st.userChosenEndpoint = endpoint
-        streams[n] = st
-        touched.insert(s)
-        if traits(s)?.unmanaged == true { return }
-        let current = endpoint == nil ? previous : route(s, overriding: (n, endpoint))
-        notify(s, .routeChange(reason: .override, previous: previous, current: current))
+        if model.relays[link.output] != nil { refreshStreams(behindRelay: link.output) }
     }
 
     /// R33: the session's `overrideOutputAudioPort` (`audio.session.output-override`: the node
@@ -354,27 +336,27 @@ extension SessionPolicy {
     /// An unknown node name changes nothing.
     mutating func outputOverrideChanged(_ c: ClientID, to uid: String) {
         let s = SessionID.client(c)
-        guard declaredClients.contains(c), let t = traits(s), !t.unmanaged else { return }
+        guard index.declaredClients.contains(c), let t = traits(s), !t.unmanaged else { return }
         var endpoint: NodeID?
         if !uid.isEmpty {
-            guard let e = endpoints.keys.sorted().first(where: { endpoints[$0]?.kind == .sink && endpoints[$0]?.port.uid == uid })
+            guard let e = model.endpoints.keys.sorted().first(where: { model.endpoints[$0]?.kind == .sink && model.endpoints[$0]?.port.uid == uid })
             else { return }
             endpoint = e
         }
         let previous = route(s)
-        for n in streamsOfClient[c] ?? [] where streams[n]?.direction == .output {
-            streams[n]?.userChosenEndpoint = endpoint
+        for n in index.streamsOfClient[c] ?? [] where model.streams[n]?.direction == .output {
+            model.streams[n]?.userChosenEndpoint = endpoint
         }
         touched.insert(s)
         var current = previous
-        if let e = endpoint, let ep = endpoints[e] { current.outputs = [ep.port] }
+        if let e = endpoint, let ep = model.endpoints[e] { current.outputs = [ep.port] }
         notify(s, .routeChange(reason: .override, previous: previous, current: current))
     }
 
     /// R34: where playAndRecord output belongs when no private output is present.
     func preferredOutput(_ t: SessionTraits) -> PortType? {
         guard t.category == .playAndRecord else { return nil }
-        for e in endpoints.keys where isPrivateOutput(e) { return nil }
+        for e in model.endpoints.keys where isPrivateOutput(e) { return nil }
         if t.options.contains(.defaultToSpeaker) { return .builtInSpeaker }
         return .builtInReceiver
     }

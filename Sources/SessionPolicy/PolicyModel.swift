@@ -1,0 +1,27 @@
+/// The policy's truth: the graph as the module reported it, and the policy's own records
+/// of what it decided. Everything else the policy keeps (`PolicyIndex`) is derived from
+/// this and can be rebuilt from it; `SessionPolicy.snapshot()` returns it and
+/// `SessionPolicy(restoring:)` continues from it.
+public struct PolicyModel: Sendable, Equatable {
+    // The graph, as reported (with the policy's decisions on each stream: its pause, gains).
+    public internal(set) var clients: [ClientID: ClientInfo] = [:]
+    public internal(set) var streams: [NodeID: StreamInfo] = [:]
+    public internal(set) var endpoints: [NodeID: EndpointInfo] = [:]
+    public internal(set) var links: [LinkID: LinkInfo] = [:]
+    /// Output streams of virtual sinks (see `RelayInfo`): not application streams.
+    public internal(set) var relays: [NodeID: RelayInfo] = [:]
+    public internal(set) var silentMode = false
+    public internal(set) var screenLocked = false
+
+    // The policy's own records.
+    /// Each session's activity, interruption and what it was told.
+    public internal(set) var marks: [SessionID: SessionMarks] = [:]
+    /// Interruptions and ducks whose cause went, held for the grace period (R7).
+    var held: [UInt64: HeldEnd] = [:]
+    var lastTimerToken: UInt64 = 0
+    /// What was last published (so only changes are published).
+    var published: [SessionID: SessionSnapshot] = [:]
+    var lastGlobal: GlobalSnapshot?
+
+    public init() {}
+}

@@ -1,0 +1,83 @@
+/// One event being decided: the model and the index it changes, the effects it emits and
+/// the scratch of this event alone. Made by `SessionPolicy.handle` for one event and gone
+/// with it; every rule (`PolicyStep+*.swift`) is written on it.
+struct PolicyStep {
+    let configuration: PolicyConfiguration
+    var model = PolicyModel()
+    var index = PolicyIndex()
+
+    /// The effects decided so far, in order.
+    var fx: [Effect] = []
+    /// The sessions this event changed (membership, gains and publishing are brought up
+    /// to date for them at the end).
+    var touched: Set<SessionID> = []
+    /// Every active session's gains are refreshed at the end (a ducker or recorder came or
+    /// went, a switch flipped).
+    var refreshAll = false
+    /// The set of sessions with primary audio changed: every active session's hint is read.
+    var hintDirty = false
+    /// Sessions activated by this event (they read the hint, they are not told it).
+    var justActivated: Set<SessionID> = []
+
+    init(configuration: PolicyConfiguration) {
+        self.configuration = configuration
+        fx.reserveCapacity(16)
+    }
+
+    mutating func run(_ event: Event) {
+        switch event {
+        case .clientAdded(let c, let facts): clientAdded(c, facts)
+        case .clientChanged(let c, let facts): clientChanged(c, facts)
+        case .clientRemoved(let c): clientRemoved(c)
+        case .streamAdded(let n, let c, let direction, let facts): streamAdded(n, client: c, direction: direction, facts)
+        case .streamChanged(let n, let facts): streamChanged(n, facts)
+        case .streamRunning(let n, let running): streamRunning(n, running)
+        case .streamActivationRequested(let n): streamActivationRequested(n)
+        case .streamReleasedToProgram(let n): streamReleasedToProgram(n)
+        case .streamRemoved(let n): streamRemoved(n)
+        case .endpointAdded(let e, let kind, let facts): endpointAdded(e, kind: kind, facts)
+        case .endpointChanged(let e, let facts): endpointChanged(e, facts)
+        case .endpointRemoved(let e): endpointRemoved(e)
+        case .endpointPortLost(let e): endpointPortLost(e)
+        case .endpointPortRestored(let e, let facts): endpointPortRestored(e, facts)
+        case .endpointMuteChanged(let e, let muted): endpointMuteChanged(e, muted: muted)
+        case .linkAdded(let l, let output, let input): linkAdded(l, output: output, input: input)
+        case .linkRemoved(let l): linkRemoved(l)
+        case .silentMode(let on):
+            if model.silentMode != on {
+                model.silentMode = on
+                refreshAll = true
+            }
+        case .screenLocked(let on):
+            if model.screenLocked != on {
+                model.screenLocked = on
+                refreshAll = true
+            }
+        case .timerFired(let token): heldEndExpired(token)
+        }
+        finish()
+    }
+
+    /// The end of every event: membership of the derived sets, gains, hints, publishing.
+    mutating func finish() {
+        for s in touched { updateMembership(s) }
+        // A sorted array, not a copy of `touched`: `refreshGains` inserts into `touched`, and a
+        // copy still alive would make that insert duplicate the whole set.
+        let targets = refreshAll ? touched.union(index.active).sorted() : touched.sorted()
+        for s in targets { refreshGains(s) }
+        refreshHints()
+        for s in touched.sorted() { publish(s) }
+        let g = globalSnapshot()
+        if g != model.lastGlobal {
+            model.lastGlobal = g
+            fx.append(.publishGlobal(g))
+        }
+    }
+
+    /// Changes a value in place (e.g. `edit(&model.marks[s, default: SessionMarks()]) { ... }`:
+    /// one lookup, and no copy of the mark to write back).
+    static func edit<Value>(_ value: inout Value, _ body: (inout Value) -> Void) { body(&value) }
+
+    mutating func emit(_ e: Effect) { fx.append(e) }
+    mutating func notify(_ s: SessionID, _ n: Notification) { fx.append(.notify(s, n)) }
+}
