@@ -77,7 +77,7 @@ extension PolicyStep {
 
     /// Pauses every running stream of the session that the policy has not paused yet.
     mutating func pauseRunningStreams(_ s: SessionID) {
-        for n in streamsOf(s) where model.streams[n]?.running == true {
+        for n in streamsOf(s) where model.streams[n]?.runs == true {
             pause(n)
         }
         touched.insert(s)
@@ -86,8 +86,8 @@ extension PolicyStep {
     /// Pauses the stream unless the policy already holds it paused.
     mutating func pause(_ n: NodeID) {
         guard var st = model.streams[n], !st.pausedByPolicy else { return }
-        st.running = false
         st.pausedByPolicy = true
+        st.resumedByPolicy = false
         model.streams[n] = st
         emit(.pause(n))
     }
@@ -102,7 +102,7 @@ extension PolicyStep {
         for n in streamsOf(s) {
             guard var st = model.streams[n], st.pausedByPolicy else { continue }
             st.pausedByPolicy = false
-            st.running = true
+            st.resumedByPolicy = true
             st.lostOutput = nil
             model.streams[n] = st
             emit(.resume(n))

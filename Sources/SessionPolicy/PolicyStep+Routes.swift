@@ -228,7 +228,7 @@ extension PolicyStep {
         var affected: Set<NodeID> = []
         // Streams playing into it, or into a virtual sink (a loopback) whose relay plays into it.
         for n in streamsLinked(to: e) {
-            guard let st = model.streams[n], st.direction == .output, st.running, !st.pausedByPolicy else { continue }
+            guard let st = model.streams[n], st.direction == .output, st.runs else { continue }
             if let chosen = st.userChosenEndpoint, chosen != e, !reaches(chosen, e) { continue }
             guard let s = sessionOf(n), let t = traits(s), !t.unmanaged else { continue }
             affected.insert(n)

@@ -15,7 +15,7 @@ extension PolicyStep {
             guard st.direction == .output else { return }
             gain = min(gain, st.duckGain)
             silenced = silenced || st.silenced
-            if st.running && !st.pausedByPolicy { playingOutput = true }
+            if st.runs { playingOutput = true }
         }
         let nodes: [NodeID]
         switch s {
@@ -31,7 +31,7 @@ extension PolicyStep {
                 for n in nodes {
                     guard let st = model.streams[n], st.direction == .output else { continue }
                     hasOutput = true
-                    if st.running && !st.pausedByPolicy {
+                    if st.runs {
                         playingOutput = true
                         break
                     }

@@ -152,19 +152,34 @@ extension PolicyStep {
         if running {
             if st.pausedByPolicy {
                 // The owner re-activated a node we paused (R16).
+                st.running = true
+                model.streams[n] = st
                 streamActivationRequested(n)
                 return
             }
-            guard !st.running else { return }  // the echo of our own resume
+            if st.resumedByPolicy {
+                // The module confirms the policy's resume.
+                st.resumedByPolicy = false
+                st.running = true
+                model.streams[n] = st
+                return
+            }
+            guard !st.running else { return }
             st.running = true
             model.streams[n] = st
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
             if !isActive(s) { activate(s, explicit: false) }
         } else {
-            if st.pausedByPolicy { return }  // the echo of our own pause
-            let wasRunning = st.running
+            if st.pausedByPolicy {
+                // The module confirms the policy's pause.
+                st.running = false
+                model.streams[n] = st
+                return
+            }
+            let wasRunning = st.runs
             st.running = false
+            st.resumedByPolicy = false
             model.streams[n] = st
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
@@ -189,7 +204,7 @@ extension PolicyStep {
             // declaration and its role is Production): a pause left from before is released.
             if st.pausedByPolicy {
                 st.pausedByPolicy = false
-                st.running = true
+                st.resumedByPolicy = !st.running
                 model.streams[n] = st
                 touched.insert(s)
                 emit(.resume(n))
@@ -197,11 +212,11 @@ extension PolicyStep {
             return
         }
         guard st.pausedByPolicy else {
-            if !st.running { streamRunning(n, true) }
+            if !st.running && !st.resumedByPolicy { streamRunning(n, true) }
             return
         }
         st.pausedByPolicy = false
-        st.running = true
+        st.resumedByPolicy = !st.running
         st.lostOutput = nil
         model.streams[n] = st
         touched.insert(s)
@@ -224,7 +239,9 @@ extension PolicyStep {
     mutating func streamReleasedToProgram(_ n: NodeID) {
         guard var st = model.streams[n], st.pausedByPolicy, let s = sessionOf(n) else { return }
         st.pausedByPolicy = false
+        // Its owner deactivated the node too: the program's report is the fact.
         st.running = false
+        st.resumedByPolicy = false
         st.lostOutput = nil
         model.streams[n] = st
         touched.insert(s)
@@ -330,7 +347,7 @@ extension PolicyStep {
             }
             index.declaredClients.insert(c)
             touched.insert(.client(c))
-            if nodes.contains(where: { model.streams[$0]?.running == true }) {
+            if nodes.contains(where: { model.streams[$0]?.runs == true }) {
                 activate(.client(c), explicit: false)
             }
         } else {
@@ -338,7 +355,7 @@ extension PolicyStep {
             index.declaredClients.remove(c)
             for n in nodes {
                 touched.insert(.stream(n))
-                if model.streams[n]?.running == true { activate(.stream(n), explicit: false) }
+                if model.streams[n]?.runs == true { activate(.stream(n), explicit: false) }
             }
         }
     }

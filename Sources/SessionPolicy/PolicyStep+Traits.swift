@@ -144,11 +144,11 @@ extension PolicyStep {
 
     /// Output flows: some output stream runs and is not paused by the policy.
     func isPlayingOutput(_ s: SessionID) -> Bool {
-        anyStream(of: s) { st in st.direction == .output && st.running && !st.pausedByPolicy }
+        anyStream(of: s) { st in st.direction == .output && st.runs }
     }
 
     func hasRunningStream(_ s: SessionID) -> Bool {
-        anyStream(of: s) { st in st.running && !st.pausedByPolicy }
+        anyStream(of: s) { st in st.runs }
     }
 
     /// Whether one of the session's streams satisfies `test` (no array built).

@@ -66,10 +66,14 @@ public struct StreamInfo: Sendable, Equatable {
     public var client: ClientID
     public var direction: StreamDirection
     public var facts: StreamFacts
-    /// The node runs (it is scheduled and not corked).
+    /// The node runs (it is scheduled and not corked): a fact, as the module last reported
+    /// it. No decision of the policy changes it; the module's report confirms a decision.
     public var running: Bool
-    /// The policy paused it (and has not resumed it).
+    /// The policy paused it (and has not resumed it): a decision.
     public var pausedByPolicy: Bool
+    /// The policy resumed it and the module has not reported it running yet: a decision
+    /// waiting for its fact.
+    public var resumedByPolicy: Bool
     /// The declaration in force from the stream's own properties.
     public var declaration: Declaration?
     /// The policy's duck gain currently applied (1 = none).
@@ -83,7 +87,7 @@ public struct StreamInfo: Sendable, Equatable {
 
     public init(
         client: ClientID, direction: StreamDirection, facts: StreamFacts, running: Bool = false,
-        pausedByPolicy: Bool = false, declaration: Declaration? = nil, duckGain: Float = 1,
+        pausedByPolicy: Bool = false, resumedByPolicy: Bool = false, declaration: Declaration? = nil, duckGain: Float = 1,
         silenced: Bool = false, lostOutput: String? = nil, userChosenEndpoint: NodeID? = nil
     ) {
         self.client = client
@@ -91,12 +95,17 @@ public struct StreamInfo: Sendable, Equatable {
         self.facts = facts
         self.running = running
         self.pausedByPolicy = pausedByPolicy
+        self.resumedByPolicy = resumedByPolicy
         self.declaration = declaration
         self.duckGain = duckGain
         self.silenced = silenced
         self.lostOutput = lostOutput
         self.userChosenEndpoint = userChosenEndpoint
     }
+
+    /// Whether the stream runs as the policy counts it: not held paused, and running or
+    /// resumed by the policy (its decision counts until the module's report confirms it).
+    public var runs: Bool { !pausedByPolicy && (running || resumedByPolicy) }
 }
 
 /// A sink or source.
