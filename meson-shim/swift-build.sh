@@ -5,8 +5,11 @@ set -eu
 swift=$1 repo=$2
 out=$(cd "$3" && pwd)
 cd "$repo"
+bin=$("$swift" build -c release --show-bin-path)
+# SwiftPM adds to an existing archive: objects of renamed or deleted sources would
+# stay in it and be linked. A new archive each build holds only today's objects.
+rm -f "$bin/libAudioSessionModuleCore.a"
 "$swift" build -c release --product AudioSessionModuleCore
 "$swift" build -c release --product pw-session
-bin=$("$swift" build -c release --show-bin-path)
 cp -f "$bin/libAudioSessionModuleCore.a" "$out/libAudioSessionModuleCore.a"
 cp -f "$bin/pw-session" "$out/pw-session"
