@@ -39,10 +39,6 @@ public enum GraphEvent: Sendable, Equatable {
     case linkRemoved(LinkID)
     /// The user (or `overrideOutputAudioPort(.speaker)`) moved a stream (R33). Never a loss.
     case userRouteChoice(stream: NodeID, endpoint: NodeID?)
-    /// The ring/silent switch (R20).
-    case silentMode(Bool)
-    /// The screen lock (R20).
-    case screenLocked(Bool)
     /// Rebuild everything from a fresh graph (R40/R41, daemon or module restart).
     case snapshot(GraphSnapshot)
     /// The timer of `Effect.scheduleTimer(token:milliseconds:)` ran out.
@@ -72,8 +68,6 @@ extension GraphEvent {
         case .linkAdded(let l, let o, let i): return .linkAdded(l, output: o, input: i)
         case .linkRemoved(let l): return .linkRemoved(l)
         case .userRouteChoice(let n, let e): return .userRouteChoice(stream: n, endpoint: e)
-        case .silentMode(let on): return .silentMode(on)
-        case .screenLocked(let on): return .screenLocked(on)
         case .snapshot(let g): return .snapshot(g)
         case .timerFired(let t): return .timerFired(t)
         }

@@ -38,10 +38,10 @@ public enum Event: Sendable, Equatable {
     case linkRemoved(LinkID)
     /// The user (or `overrideOutputAudioPort(.speaker)`) moved a stream (R33). Never a loss.
     case userRouteChoice(stream: NodeID, endpoint: NodeID?)
-    /// The ring/silent switch (R20).
-    case silentMode(Bool)
-    /// The screen lock (R20).
-    case screenLocked(Bool)
+    /// A client asks to set the global switches, silent mode and screen lock (R20): one
+    /// event for one update of its own properties, whichever switches it sets. The policy
+    /// decides whether the client may (`SessionPolicy+Switches.swift`).
+    case switchesRequested(ClientID, SwitchRequest)
     /// Rebuild everything from a fresh graph (R40/R41, daemon or module restart).
     case snapshot(GraphSnapshot)
     /// The timer of `Effect.scheduleTimer(token:milliseconds:)` ran out.

@@ -124,16 +124,7 @@ public struct SessionPolicy: Sendable {
         case .linkAdded(let l, let output, let input): linkAdded(l, output: output, input: input)
         case .linkRemoved(let l): linkRemoved(l)
         case .userRouteChoice(let n, let e): userRouteChoice(stream: n, endpoint: e)
-        case .silentMode(let on):
-            if silentMode != on {
-                silentMode = on
-                refreshAll = true
-            }
-        case .screenLocked(let on):
-            if screenLocked != on {
-                screenLocked = on
-                refreshAll = true
-            }
+        case .switchesRequested(let c, let request): switchesRequested(c, request)
         case .snapshot(let graph): rebuild(from: graph)
         case .timerFired(let token): heldEndExpired(token)
         }

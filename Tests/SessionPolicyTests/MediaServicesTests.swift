@@ -38,7 +38,7 @@ struct MediaServicesTests {
         w.play(10)
         w.play(20)
         w.play(30)
-        _ = w.decide(.silentMode(true))
+        _ = w.decide(silent(true))
         var graph = w.policy.snapshot()
         #expect(graph.streams[N(10)]?.duckGain == 0.2)
         #expect(graph.streams[N(30)]?.silenced == true)

@@ -70,8 +70,10 @@ enum RandomGraph {
             return a == 5 || b % 3 == 2 ? .linkAdded(l, output: N(5), input: n) : .linkAdded(l, output: n, input: e)
         case 16: return .linkRemoved(L(UInt32(100 + a * 6 + b % 3)))
         case 17: return .userRouteChoice(stream: n, endpoint: [N(50), N(60), nil][b % 3])
-        case 18: return .silentMode(x % 2 == 0)
-        case 19: return .screenLocked(x % 2 == 0)
+        case 18: return .switchesRequested(c, SwitchRequest(silentMode: x % 2 == 0))
+        case 19:
+            let on = x % 2 == 0
+            return .switchesRequested(c, x % 4 < 2 ? SwitchRequest(screenLock: on) : SwitchRequest(silentMode: on, screenLock: on))
         default:
             var props = clientVariants[1 + x % 4]
             props["audio.session.active"] = x % 2 == 0 ? "true" : "false"
