@@ -1,24 +1,31 @@
 import SessionPolicy
 import PipeWireFacts
 
-/// The global switches a client may set on its own connection (R20):
+/// The global switches a client may ask for on its own connection (R20):
 /// `audio.session.control.silent-mode` and `audio.session.control.screen-lock`,
-/// "true" or "false", in the client's own property updates. Sandboxed clients are not
-/// permitted (see `refusal`).
+/// "true" or "false", in the client's own property updates. This is the module's side:
+/// reading the request from properties the client itself sent. Whether the client may
+/// set them is the policy's decision (`Event.switchesRequested`, answered with
+/// `Effect.switchRefused` when it may not).
 public enum Control {
-    public enum Switch: String, Sendable, Hashable, CaseIterable {
-        case silentMode = "audio.session.control.silent-mode"
-        case screenLock = "audio.session.control.screen-lock"
+    /// The client property that asks for each switch.
+    public static func key(_ s: GlobalSwitch) -> String {
+        switch s {
+        case .silentMode: return "audio.session.control.silent-mode"
+        case .screenLock: return "audio.session.control.screen-lock"
+        }
     }
 
     public struct Request: Equatable, Sendable {
-        public var `switch`: Switch
+        public var `switch`: GlobalSwitch
         public var on: Bool
     }
 
+    /// The switches `props` set, in `GlobalSwitch` order; any value but "true" or "false"
+    /// asks nothing.
     public static func requests(in props: Properties) -> [Request] {
-        Switch.allCases.compactMap { s in
-            switch props[s.rawValue] {
+        GlobalSwitch.allCases.compactMap { s in
+            switch props[key(s)] {
             case "true": return Request(switch: s, on: true)
             case "false": return Request(switch: s, on: false)
             default: return nil
@@ -26,21 +33,30 @@ public enum Control {
         }
     }
 
-    /// Why a client may not set the global switches, nil when it may. The decision rests
-    /// on what the daemon and the module know of the client (`ClientIdentity`), never on
-    /// keys it could have written itself: sandboxed clients (restricted by the access
-    /// module, or in a Flatpak) may not; when `allowed` is not empty, only the clients it
-    /// names may. `pipewire.access` is read only to refuse (a client may bring its own
-    /// value when it connects, so it never grants anything).
-    public static func refusal(_ props: Properties, identity: ClientIdentity?, allowed: Set<String>) -> String? {
+    /// Whether `props` say the client is sandboxed: `pipewire.access` "restricted",
+    /// "flatpak" or "rejected". Read only to refuse: a client may bring its own value when
+    /// it connects (PipeWire 0.3.65 keeps it) or write one in its own update, so it never
+    /// grants anything.
+    ///
+    /// It is handed to the policy with the request (`SwitchRequest.sandboxed`), read from
+    /// the same properties as the request itself (what the client brought when it
+    /// connected, or its own update), rather than folded into the client's identity: the
+    /// identity is what the module established when the client connected (it already
+    /// counts `pipewire.access` as the daemon had it then), and the policy grants call and
+    /// alarm priority on it as well. Properties the client may have written itself can
+    /// cost it this request, not those.
+    public static func sandboxedByAccess(_ props: Properties) -> Bool {
         switch props["pipewire.access"] {
-        case "restricted", "flatpak", "rejected": return "sandboxed client"
-        default: break
+        case "restricted", "flatpak", "rejected": return true
+        default: return false
         }
-        if identity?.sandboxed == true { return "sandboxed client" }
-        if !allowed.isEmpty {
-            guard let identity, identity.isNamed(byAnyOf: allowed) else { return "not in control.allowed-applications" }
+    }
+
+    /// The reason in the module's warning: `<client> may not set <key>: <reason>`.
+    public static func describe(_ refusal: SwitchRefusal) -> String {
+        switch refusal {
+        case .sandboxed: return "sandboxed client"
+        case .notAllowed: return "not in control.allowed-applications"
         }
-        return nil
     }
 }

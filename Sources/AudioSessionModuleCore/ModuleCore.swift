@@ -32,8 +32,9 @@ public final class ModuleCore {
     /// resumes them again.
     var releasedPauses: Set<NodeID> = []
 
-    /// The global switches each client last asked for (see `Control`).
-    var controlRequests: [ClientID: [Control.Switch: Bool]] = [:]
+    /// The global switches each client last asked for, permitted or not (see `Control`):
+    /// an unchanged request is not asked again.
+    var controlRequests: [ClientID: [GlobalSwitch: Bool]] = [:]
 
     /// Who each client is, as the module established it when it connected (`ClientIdentity`).
     var identities: [ClientID: ClientIdentity] = [:]
@@ -282,27 +283,32 @@ public final class ModuleCore {
         publishedPlayers = wanted
     }
 
-    /// Silent mode and screen lock arrive as a permitted client's own properties
+    /// Silent mode and screen lock arrive as a client's own properties
     /// (`pw-session silent on` sets `audio.session.control.silent-mode = true`
-    /// with pw_core_update_properties). A request is applied when the client
-    /// changes it; the switch stays as set after the client leaves.
+    /// with pw_core_update_properties). The switches the client changes from what it last
+    /// asked go to the policy as one request, which decides whether the client may set
+    /// them (`Effect.switchRefused` when it may not); the switch stays as set after the
+    /// client leaves.
     func applyControl(from client: ClientID, _ props: Properties) {
-        var requests = controlRequests[client] ?? [:]
-        for request in Control.requests(in: props) {
-            guard requests[request.switch] != request.on else { continue }
-            requests[request.switch] = request.on
-            if let refusal = Control.refusal(props, identity: identities[client],
-                                             allowed: policy.configuration.controlApplications) {
-                effects.log(.warn, "\(client) may not set \(request.switch.rawValue): \(refusal)")
-                continue
-            }
-            effects.log(.info, "\(client) sets \(request.switch.rawValue) \(request.on ? "on" : "off")")
-            switch request.switch {
-            case .silentMode: for effect in policy.handle(.silentMode(request.on)) { run(effect) }
-            case .screenLock: for effect in policy.handle(.screenLocked(request.on)) { run(effect) }
-            }
+        var asked = controlRequests[client] ?? [:]
+        var request = SwitchRequest(sandboxed: Control.sandboxedByAccess(props))
+        for r in Control.requests(in: props) where asked[r.switch] != r.on {
+            asked[r.switch] = r.on
+            request[r.switch] = r.on
         }
-        controlRequests[client] = requests
+        controlRequests[client] = asked.isEmpty ? nil : asked
+        guard !request.isEmpty else { return }
+        let decided = policy.handle(.switchesRequested(client, request))
+        for s in GlobalSwitch.allCases {
+            guard let on = request[s], !decided.contains(where: { Self.refuses($0, client, s) }) else { continue }
+            effects.log(.info, "\(client) sets \(Control.key(s)) \(on ? "on" : "off")")
+        }
+        for effect in decided { run(effect) }
+    }
+
+    static func refuses(_ effect: Effect, _ client: ClientID, _ s: GlobalSwitch) -> Bool {
+        if case .switchRefused(client, s, _) = effect { return true }
+        return false
     }
 
     func run(_ effect: Effect) {
@@ -330,6 +336,8 @@ public final class ModuleCore {
             effects.publish(0, MetadataFormat.globalKey, MetadataFormat.jsonType, MetadataFormat.global(global).description)
         case .scheduleTimer(let token, let milliseconds):
             effects.scheduleTimer(token, milliseconds)
+        case .switchRefused(let client, let s, let reason):
+            effects.log(.warn, "\(client) may not set \(Control.key(s)): \(Control.describe(reason))")
         }
     }
 }

@@ -37,10 +37,6 @@ public enum GraphEvent: Sendable, Equatable {
     /// A link from an output node to an input node (stream -> sink, source -> capture stream).
     case linkAdded(LinkID, output: NodeID, input: NodeID)
     case linkRemoved(LinkID)
-    /// The ring/silent switch (R20).
-    case silentMode(Bool)
-    /// The screen lock (R20).
-    case screenLocked(Bool)
     /// The timer of `Effect.scheduleTimer(token:milliseconds:)` ran out.
     case timerFired(UInt64)
 }
@@ -67,8 +63,6 @@ extension GraphEvent {
         case .endpointMuteChanged(let n, let m): return .endpointMuteChanged(n, muted: m)
         case .linkAdded(let l, let o, let i): return .linkAdded(l, output: o, input: i)
         case .linkRemoved(let l): return .linkRemoved(l)
-        case .silentMode(let on): return .silentMode(on)
-        case .screenLocked(let on): return .screenLocked(on)
         case .timerFired(let t): return .timerFired(t)
         }
     }

@@ -21,4 +21,7 @@ public enum Effect: Sendable, Equatable {
     case publishGlobal(GlobalSnapshot)
     /// Call back with `Event.timerFired(token)` after `milliseconds` (a held resume, R7).
     case scheduleTimer(token: UInt64, milliseconds: UInt32)
+    /// The client may not set the switch it asked for (R20): nothing changed. For the
+    /// module's log.
+    case switchRefused(ClientID, GlobalSwitch, reason: SwitchRefusal)
 }

@@ -36,10 +36,10 @@ public enum Event: Sendable, Equatable {
     /// A link from an output node to an input node (stream -> sink, source -> capture stream).
     case linkAdded(LinkID, output: NodeID, input: NodeID)
     case linkRemoved(LinkID)
-    /// The ring/silent switch (R20).
-    case silentMode(Bool)
-    /// The screen lock (R20).
-    case screenLocked(Bool)
+    /// A client asks to set the global switches, silent mode and screen lock (R20): one
+    /// event for one update of its own properties, whichever switches it sets. The policy
+    /// decides whether the client may (`PolicyStep+Switches.swift`).
+    case switchesRequested(ClientID, SwitchRequest)
     /// The timer of `Effect.scheduleTimer(token:milliseconds:)` ran out.
     case timerFired(UInt64)
 }

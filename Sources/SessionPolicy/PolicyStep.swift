@@ -43,16 +43,7 @@ struct PolicyStep {
         case .endpointMuteChanged(let e, let muted): endpointMuteChanged(e, muted: muted)
         case .linkAdded(let l, let output, let input): linkAdded(l, output: output, input: input)
         case .linkRemoved(let l): linkRemoved(l)
-        case .silentMode(let on):
-            if model.silentMode != on {
-                model.silentMode = on
-                refreshAll = true
-            }
-        case .screenLocked(let on):
-            if model.screenLocked != on {
-                model.screenLocked = on
-                refreshAll = true
-            }
+        case .switchesRequested(let c, let request): switchesRequested(c, request)
         case .timerFired(let token): heldEndExpired(token)
         }
         finish()

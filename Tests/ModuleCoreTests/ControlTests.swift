@@ -114,6 +114,52 @@ import Testing
         #expect(core.policy.snapshot().silentMode == false)
     }
 
+    // MARK: one request, one decision
+
+    @Test func r20BothSwitchesInOneOwnUpdateAreOneRequestPublishedOnce() {
+        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        _ = sink.take()
+        let calls = change(controllerProps(access: "unrestricted", [
+            "audio.session.control.silent-mode": "true", "audio.session.control.screen-lock": "true",
+        ]))
+        #expect(calls.streamEffects == [.silence(Self.ambientStream, true)])
+        let globals = calls.metadataWrites.filter { $0.key == "audio-session.global" }
+        #expect(globals.count == 1)
+        #expect(globals.first?.value?.bool("silentMode") == true)
+        #expect(globals.first?.value?.bool("screenLocked") == true)
+        #expect(calls.logs.filter { $0.0 == .info && $0.1.contains("audio.session.control.") }.map(\.1) == [
+            "client 70 sets audio.session.control.silent-mode on", "client 70 sets audio.session.control.screen-lock on",
+        ])
+    }
+
+    @Test func r20TheModuleLogsThePolicysRefusalOfEachSwitch() {
+        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "flatpak")))
+        _ = sink.take()
+        let calls = change(controllerProps(access: "flatpak", [
+            "audio.session.control.silent-mode": "true", "audio.session.control.screen-lock": "true",
+        ]))
+        #expect(calls.logs.filter { $0.0 == .warn }.map(\.1) == [
+            "client 70 may not set audio.session.control.silent-mode: sandboxed client",
+            "client 70 may not set audio.session.control.screen-lock: sandboxed client",
+        ])
+        #expect(calls.metadataWrites.isEmpty)
+        // Asked again unchanged: not asked of the policy again, nothing logged.
+        #expect(change(controllerProps(access: "flatpak", ["audio.session.control.silent-mode": "true"])).logs.isEmpty)
+    }
+
+    @Test func r20ARestrictedAccessInTheClientsOwnUpdateRefusesItsRequest() {
+        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        _ = sink.take()
+        let update: Properties = ["pipewire.access": "restricted", "audio.session.control.silent-mode": "true"]
+        core.ownPropertiesWritten(ClientID(Self.controller), update)
+        let calls = sink.take()
+        #expect(calls.streamEffects.isEmpty)
+        #expect(calls.logs.contains { $0.0 == .warn && $0.1.hasSuffix("sandboxed client") })
+        #expect(core.policy.snapshot().silentMode == false)
+        // It costs the client this request only: its identity in the policy is unchanged.
+        #expect(core.policy.snapshot().clients[ClientID(Self.controller)]?.facts.identity.sandboxed == false)
+    }
+
     // MARK: what a client cannot forge
 
     @Test func r20AnotherClientWritingTheSwitchIntoATrustedClientsPropertiesChangesNothing() {

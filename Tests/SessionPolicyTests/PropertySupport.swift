@@ -72,8 +72,10 @@ enum RandomGraph {
         case 17:
             // overrideOutputAudioPort: the headphones, the speaker, or none (R33).
             return .clientChanged(c, ["audio.session.category": "playback", "audio.session.output-override": ["headphones", "speaker", ""][b % 3]])
-        case 18: return .silentMode(x % 2 == 0)
-        case 19: return .screenLocked(x % 2 == 0)
+        case 18: return .switchesRequested(c, SwitchRequest(silentMode: x % 2 == 0))
+        case 19:
+            let on = x % 2 == 0
+            return .switchesRequested(c, x % 4 < 2 ? SwitchRequest(screenLock: on) : SwitchRequest(silentMode: on, screenLock: on))
         default:
             var props = clientVariants[1 + x % 4]
             props["audio.session.active"] = x % 2 == 0 ? "true" : "false"

@@ -13,7 +13,7 @@ struct ScenarioTests {
         w.stream(10, client: 1)
         #expect(w.activate(1) == [.pause(N(20)), began(legacyS(20)), activated(clientS(1))])
         #expect(w.decide(.streamRunning(N(10), true)) == [])
-        #expect(w.decide(.screenLocked(true), .silentMode(true)) == [])
+        #expect(w.decide(locked(true), silent(true)) == [])
         #expect(w.session(clientS(1))?.silenced == false)
     }
 
@@ -40,13 +40,13 @@ struct ScenarioTests {
         w.play(10)
         #expect(w.decide(.streamRunning(N(20), true)) == [])
         #expect(w.session(legacyS(20))?.category == .ambient)
-        #expect(w.decide(.silentMode(true)) == [.silence(N(20), true)])
+        #expect(w.decide(silent(true)) == [.silence(N(20), true)])
 
         var v = World()
         v.legacy(20, client: 2, role: "Game")
         v.play(20)
         #expect(v.session(legacyS(20))?.category == .soloAmbient)
-        #expect(v.decide(.silentMode(true)) == [.silence(N(20), true)])
+        #expect(v.decide(silent(true)) == [.silence(N(20), true)])
     }
 
     @Test("S4 navigation prompt ducks music to the duck level and back; a podcast pauses and resumes")

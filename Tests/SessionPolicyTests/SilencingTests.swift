@@ -13,16 +13,16 @@ struct SilencingTests {
         w.stream(20, client: 2)
         w.play(10)
         w.play(20)
-        #expect(w.decide(.silentMode(true)) == [.silence(N(10), true)])
-        #expect(w.decide(.screenLocked(true)) == [])
-        #expect(w.decide(.silentMode(false)) == [])
-        #expect(w.decide(.screenLocked(false)) == [.silence(N(10), false)])
+        #expect(w.decide(silent(true)) == [.silence(N(10), true)])
+        #expect(w.decide(locked(true)) == [])
+        #expect(w.decide(silent(false)) == [])
+        #expect(w.decide(locked(false)) == [.silence(N(10), false)])
 
         var v = World()
         v.declared(1, "soloAmbient")
         v.stream(10, client: 1)
         v.play(10)
-        #expect(v.decide(.screenLocked(true)) == [.silence(N(10), true)])
+        #expect(v.decide(locked(true)) == [.silence(N(10), true)])
     }
 
     @Test("R21 an active record session silences alerts and ambient output")

@@ -126,4 +126,11 @@ func refused(_ s: SessionID, _ code: SessionErrorCode) -> (Effect) -> Bool {
     }
 }
 func legacyS(_ n: UInt32) -> SessionID { .stream(N(n)) }
+
+/// Silent mode and the screen lock as a permitted client sets them (R20): one the policy has
+/// no record of, so without an identity, trusted as when the policy is driven directly
+/// (`SwitchTests` has who may not).
+let switchClient = C(9_000)
+func silent(_ on: Bool) -> Event { .switchesRequested(switchClient, SwitchRequest(silentMode: on)) }
+func locked(_ on: Bool) -> Event { .switchesRequested(switchClient, SwitchRequest(screenLock: on)) }
 func clientS(_ c: UInt32) -> SessionID { .client(C(c)) }

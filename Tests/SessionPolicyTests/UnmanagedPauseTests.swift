@@ -14,24 +14,24 @@ struct UnmanagedPauseTests {
         let events: [Event] = [
             .streamAdded(N(14), client: C(2), direction: .output, ["media.role": "Movie"]),
             .streamRunning(N(11), true),
-            .screenLocked(true),
+            locked(true),
             .streamRunning(N(10), false),
             .clientRemoved(C(1)),
             .clientRemoved(C(1)),
             .streamRunning(N(10), true),
-            .screenLocked(false),
-            .silentMode(true),
+            locked(false),
+            silent(true),
             .streamActivationRequested(N(13)),
             .streamChanged(N(10), ["media.role": "Music"]),
             .endpointAdded(N(50), kind: .sink, headphonesProps),
             .endpointRemoved(N(5)),
             .streamRunning(N(12), false),
             .endpointPortLost(N(50)),
-            .screenLocked(true),
+            locked(true),
             .endpointPortRestored(N(50), headphonesProps),
             // Client 3's Production stream 12 comes and plays.
             .streamAdded(N(12), client: C(3), direction: .output, ["media.role": "Production"]),
-            .silentMode(false),
+            silent(false),
             .endpointRemoved(N(60)),
             .streamRunning(N(12), true),
             // Client 3 declares playback, then withdraws its declaration.
@@ -40,7 +40,7 @@ struct UnmanagedPauseTests {
             .clientChanged(C(3), [:]),
             .streamActivationRequested(N(10)),
             .streamRemoved(N(15)),
-            .screenLocked(true),
+            locked(true),
             // Its owner re-activates stream 12.
             .streamRunning(N(12), true),
         ]

@@ -10,7 +10,7 @@ struct UnmanagedTransitionTests {
     func r41ALegacyStreamWhoseRoleBecomesUnmanagedHasThePolicysSilenceUndone() {
         // screen locked; Game stream 12 plays (soloAmbient: silenced, R20); its role becomes Production.
         let events: [Event] = [
-            .screenLocked(true),
+            locked(true),
             .streamAdded(N(12), client: C(3), direction: .output, ["media.role": "Game"]),
             .streamRunning(N(12), true),
             .streamChanged(N(12), ["media.role": "Production"]),
