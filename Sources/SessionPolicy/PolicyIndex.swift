@@ -207,13 +207,6 @@ extension PolicyStep {
         index.derived[.stream(n)] = deriveTraits(.stream(n))
     }
 
-    /// Recomputes every cached trait (rebuild).
-    mutating func rebuildDerived() {
-        index.derived = [:]
-        for c in model.clients.keys { refreshDerived(ofClient: c) }
-        for n in model.streams.keys where index.derived[.stream(n)] == nil { index.derived[.stream(n)] = deriveTraits(.stream(n)) }
-    }
-
     /// Puts the session in exactly the activity sets of `new`, touching only the sets
     /// that change; marks what those changes make necessary (gains of everyone, hints).
     mutating func setMembership(_ s: SessionID, _ new: Membership) {
@@ -260,7 +253,8 @@ extension PolicyStep {
         }
         for n in model.streams.keys { refreshRoute(ofStream: n) }
         for (c, info) in model.clients { index.clientKeys[c] = ClientKeys(info.facts) }
-        rebuildDerived()
+        for c in model.clients.keys { refreshDerived(ofClient: c) }
+        for n in model.streams.keys where index.derived[.stream(n)] == nil { index.derived[.stream(n)] = deriveTraits(.stream(n)) }
         for c in model.clients.keys where computeDeclared(c) { index.declaredClients.insert(c) }
         for (s, m) in model.marks {
             if let i = m.interruption { index.victimsOf[i.cause, default: []].insert(s) }
