@@ -258,25 +258,13 @@ extension PolicyStep {
         index.linksOfNode[n] = nil
         if case .stream = s {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
-            model.streams[n] = nil
-            forgetRoute(ofStream: n, client: st.client)
-            if index.streamsOfClient[st.client]?.remove(n) != nil, index.streamsOfClient[st.client]?.isEmpty == true {
-                index.streamsOfClient[st.client] = nil
-            }
-            noteSessionKeys(ofStream: n, client: st.client)
-            refreshDerived(ofClient: st.client, stream: n)
+            forgetStream(n, client: st.client)
         } else {
             // A declaration carried by the stream itself (a wrapped program) goes with
             // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
             let notify = wantsNotifyOthers(st.client)
             let before = traits(s)
-            model.streams[n] = nil
-            forgetRoute(ofStream: n, client: st.client)
-            if index.streamsOfClient[st.client]?.remove(n) != nil, index.streamsOfClient[st.client]?.isEmpty == true {
-                index.streamsOfClient[st.client] = nil
-            }
-            noteSessionKeys(ofStream: n, client: st.client)
-            refreshDerived(ofClient: st.client, stream: n)
+            forgetStream(n, client: st.client)
             touched.insert(s)
             updateDeclared(st.client, notifyOthers: notify)
             // The declaration in force may have come from this stream: the client's next
@@ -284,6 +272,18 @@ extension PolicyStep {
             // client's own declaration change).
             if index.declaredClients.contains(st.client), traits(s) != before { applyDeclarationChange(s, before: before) }
         }
+    }
+
+    /// The stream leaves the model and the index: its record, its cached route, its place
+    /// among its client's streams, and its client's cached traits are brought up to date.
+    mutating func forgetStream(_ n: NodeID, client c: ClientID) {
+        model.streams[n] = nil
+        forgetRoute(ofStream: n, client: c)
+        if index.streamsOfClient[c]?.remove(n) != nil, index.streamsOfClient[c]?.isEmpty == true {
+            index.streamsOfClient[c] = nil
+        }
+        noteSessionKeys(ofStream: n, client: c)
+        refreshDerived(ofClient: c, stream: n)
     }
 
     /// Gives a session that came back within the same event (a re-announced node) the
