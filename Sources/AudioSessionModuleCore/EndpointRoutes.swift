@@ -36,17 +36,12 @@ public struct EndpointRouteFacts: Sendable, Equatable {
 /// - The first read of an endpoint's routes: `endpointChanged` with its port; none when
 ///   the routes were read before the endpoint was added (its `endpointAdded` carries it).
 ///
-/// Every endpoint's properties get the port: `port.type` (the route's port type, or its
-/// name when it has none) and `device.route.name`.
+/// Every endpoint event carries the endpoint's port as it was last read (`ActiveRoute`,
+/// next to the properties, never in them); the translation types it.
 struct EndpointRoutes {
-    struct Port: Equatable {
-        var name: String
-        var type: String
-    }
-
     struct Entry {
         /// The port as last read; nil until the first read.
-        var port: Port?
+        var port: ActiveRoute?
         /// The name of the port that became unavailable, until it is back.
         var lost: String?
         /// The endpoint's own properties (node and device) as the module last reported
@@ -58,10 +53,9 @@ struct EndpointRoutes {
 
     var count: Int { entries.count }
 
-    /// `props` with the endpoint's port, when one was read.
-    func withPort(_ n: NodeID, _ props: Properties) -> Properties {
-        guard let port = entries[n]?.port else { return props }
-        return withPort(port, props)
+    /// The endpoint's port as last read, nil when none was.
+    func route(of n: NodeID) -> ActiveRoute? {
+        entries[n]?.port
     }
 
     /// The endpoint was added with these properties.
@@ -83,7 +77,7 @@ struct EndpointRoutes {
     /// policy (in order), and a line for the log when the endpoint's port changed.
     mutating func read(_ n: NodeID, _ facts: EndpointRouteFacts) -> (events: [GraphEvent], log: String?) {
         var entry = entries[n] ?? Entry()
-        let active = Port(name: facts.name, type: facts.portType)
+        let active = ActiveRoute(name: facts.name, portType: facts.portType)
         defer { entries[n] = entry }
         guard let props = entry.properties else {
             // Read before the endpoint was added: its `endpointAdded` carries the port.
@@ -92,17 +86,17 @@ struct EndpointRoutes {
         }
         guard let current = entry.port else {
             entry.port = active
-            return ([.endpointChanged(n, withPort(active, props))], nil)
+            return ([.endpointChanged(n, props, route: active)], nil)
         }
         if let lost = entry.lost {
             if active.name == lost && facts.availability != .no {
                 entry.lost = nil
                 entry.port = active
-                return ([.endpointPortRestored(n, withPort(active, props))], "endpoint \(n.raw): port \(active.name) is back")
+                return ([.endpointPortRestored(n, props, route: active)], "endpoint \(n.raw): port \(active.name) is back")
             }
             guard active.name != current.name else { return ([], nil) }
             entry.port = active
-            return ([.endpointChanged(n, withPort(active, props))], "endpoint \(n.raw): port \(active.name)")
+            return ([.endpointChanged(n, props, route: active)], "endpoint \(n.raw): port \(active.name)")
         }
         if facts.unavailable.contains(current.name) {
             // A loss even when the device has already switched to another port.
@@ -110,18 +104,11 @@ struct EndpointRoutes {
             let log = "endpoint \(n.raw): port \(current.name) is unavailable"
             guard active.name != current.name else { return ([.endpointPortLost(n)], log) }
             entry.port = active
-            return ([.endpointPortLost(n), .endpointChanged(n, withPort(active, props))], log + "; now port \(active.name)")
+            return ([.endpointPortLost(n), .endpointChanged(n, props, route: active)], log + "; now port \(active.name)")
         }
         // Another port while this one is still there: the user's choice, never a loss (R33).
         guard active.name != current.name else { return ([], nil) }
         entry.port = active
-        return ([.endpointChanged(n, withPort(active, props))], "endpoint \(n.raw): port \(active.name)")
-    }
-
-    private func withPort(_ port: Port, _ props: Properties) -> Properties {
-        var out = props
-        out[PipeWireKey.routePortType] = port.type.isEmpty ? port.name : port.type
-        out[PipeWireKey.routeName] = port.name
-        return out
+        return ([.endpointChanged(n, props, route: active)], "endpoint \(n.raw): port \(active.name)")
     }
 }

@@ -19,8 +19,8 @@ extension ModuleCore {
 
     /// The endpoint's active route as the module last read it (name and port type), nil
     /// when none was read.
-    public func activeRoute(ofEndpoint n: NodeID) -> (name: String, type: String)? {
-        endpointRoutes.entries[n]?.port.map { ($0.name, $0.type) }
+    public func activeRoute(ofEndpoint n: NodeID) -> ActiveRoute? {
+        endpointRoutes.route(of: n)
     }
 
     /// The stream's node was made active by someone other than the module
@@ -44,23 +44,23 @@ extension ModuleCore {
         }
     }
 
-    /// The endpoint event with the port of its device's active route added to its
-    /// properties (`EndpointRoutes.withPort`); the properties are remembered for the
-    /// events a later read of the routes makes.
+    /// The endpoint event with the port of its device's active route as last read
+    /// (`EndpointRoutes.route(of:)`); the properties are remembered for the events a later
+    /// read of the routes makes.
     func withPorts(_ event: GraphEvent) -> GraphEvent {
         switch event {
-        case .endpointAdded(let n, let kind, let props):
+        case .endpointAdded(let n, let kind, let props, _):
             let kept = endpointProperties(props)
             endpointRoutes.added(n, kept)
-            return .endpointAdded(n, kind: kind, endpointRoutes.withPort(n, kept))
-        case .endpointChanged(let n, let props):
+            return .endpointAdded(n, kind: kind, kept, route: endpointRoutes.route(of: n))
+        case .endpointChanged(let n, let props, _):
             let kept = endpointProperties(props)
             endpointRoutes.changed(n, kept)
-            return .endpointChanged(n, endpointRoutes.withPort(n, kept))
-        case .endpointPortRestored(let n, let props):
+            return .endpointChanged(n, kept, route: endpointRoutes.route(of: n))
+        case .endpointPortRestored(let n, let props, _):
             let kept = endpointProperties(props)
             endpointRoutes.changed(n, kept)
-            return .endpointPortRestored(n, endpointRoutes.withPort(n, kept))
+            return .endpointPortRestored(n, kept, route: endpointRoutes.route(of: n))
         case .endpointRemoved(let n):
             endpointRoutes.removed(n)
             return event

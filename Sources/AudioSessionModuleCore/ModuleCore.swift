@@ -60,7 +60,7 @@ public final class ModuleCore {
         switch event {
         case .clientChanged(let c, _): return .client(c)
         case .streamChanged(let n, _): return .stream(n)
-        case .endpointChanged(let n, _): return .endpoint(n)
+        case .endpointChanged(let n, _, _): return .endpoint(n)
         default: return nil
         }
     }
@@ -171,9 +171,10 @@ public final class ModuleCore {
         case .streamAdded(let n, let c, let direction, let props):
             return .streamAdded(n, client: c, direction: direction, bounded(.stream(n), props))
         case .streamChanged(let n, let props): return .streamChanged(n, bounded(.stream(n), props))
-        case .endpointAdded(let n, let kind, let props): return .endpointAdded(n, kind: kind, endpointProperties(props))
-        case .endpointChanged(let n, let props): return .endpointChanged(n, endpointProperties(props))
-        case .endpointPortRestored(let n, let props): return .endpointPortRestored(n, endpointProperties(props))
+        case .endpointAdded(let n, let kind, let props, let route): return .endpointAdded(n, kind: kind, endpointProperties(props), route: route)
+        case .endpointChanged(let n, let props, let route): return .endpointChanged(n, endpointProperties(props), route: route)
+        case .endpointPortRestored(let n, let props, let route):
+            return .endpointPortRestored(n, endpointProperties(props), route: route)
         case .clientRemoved(let c):
             acceptedDeclarations[.client(c)] = nil
             refusals[.client(c)] = nil

@@ -21,7 +21,7 @@ public enum PropertyBounds {
         PipeWireKey.mediaRole, PipeWireKey.applicationName, PipeWireKey.processBinary, "pipewire.access",
         "node.name", "node.description", "node.nick", "node.virtual", "factory.name",
         "device.description", PipeWireKey.formFactor, "device.bus", "device.api", "device.port.type",
-        "api.bluez5.profile", "api.alsa.path", PipeWireKey.routePortType, PipeWireKey.routeName,
+        "api.bluez5.profile", "api.alsa.path",
         // A loopback's sink and stream share it: the policy sees through loopbacks by it.
         PipeWireKey.linkGroup,
     ]

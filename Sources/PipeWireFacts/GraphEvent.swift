@@ -23,15 +23,16 @@ public enum GraphEvent: Sendable, Equatable {
     /// the policy lets go of its pause; the program's own start is a new activation (R16).
     case streamReleasedToProgram(NodeID)
     case streamRemoved(NodeID)
-    /// A sink or source appeared, with its node and device properties merged.
-    case endpointAdded(NodeID, kind: EndpointKind, Properties)
-    case endpointChanged(NodeID, Properties)
+    /// A sink or source appeared, with its node and device properties merged, and its
+    /// device's active route when the module has read it.
+    case endpointAdded(NodeID, kind: EndpointKind, Properties, route: ActiveRoute? = nil)
+    case endpointChanged(NodeID, Properties, route: ActiveRoute? = nil)
     /// The endpoint node is gone: for a private sink, a loss (R30).
     case endpointRemoved(NodeID)
     /// Jack unplug: the node stays, its device switched away from the headphone port (R30).
     case endpointPortLost(NodeID)
     /// Jack back: `newDeviceAvailable` (R32); no automatic resume (R31).
-    case endpointPortRestored(NodeID, Properties)
+    case endpointPortRestored(NodeID, Properties, route: ActiveRoute? = nil)
     /// The source's mute (user or mic-mute key) changed (R19).
     case endpointMuteChanged(NodeID, muted: Bool)
     /// A link from an output node to an input node (stream -> sink, source -> capture stream).
@@ -55,11 +56,13 @@ extension GraphEvent {
         case .streamActivationRequested(let n): return .streamActivationRequested(n)
         case .streamReleasedToProgram(let n): return .streamReleasedToProgram(n)
         case .streamRemoved(let n): return .streamRemoved(n)
-        case .endpointAdded(let n, let k, let p): return .endpointAdded(n, kind: k, EndpointFacts(pipeWire: p, kind: k))
-        case .endpointChanged(let n, let p): return .endpointChanged(n, EndpointFacts(pipeWire: p, kind: endpointKind(n) ?? .sink))
+        case .endpointAdded(let n, let k, let p, let r): return .endpointAdded(n, kind: k, EndpointFacts(pipeWire: p, kind: k, route: r))
+        case .endpointChanged(let n, let p, let r):
+            return .endpointChanged(n, EndpointFacts(pipeWire: p, kind: endpointKind(n) ?? .sink, route: r))
         case .endpointRemoved(let n): return .endpointRemoved(n)
         case .endpointPortLost(let n): return .endpointPortLost(n)
-        case .endpointPortRestored(let n, let p): return .endpointPortRestored(n, EndpointFacts(pipeWire: p, kind: endpointKind(n) ?? .sink))
+        case .endpointPortRestored(let n, let p, let r):
+            return .endpointPortRestored(n, EndpointFacts(pipeWire: p, kind: endpointKind(n) ?? .sink, route: r))
         case .endpointMuteChanged(let n, let m): return .endpointMuteChanged(n, muted: m)
         case .linkAdded(let l, let o, let i): return .linkAdded(l, output: o, input: i)
         case .linkRemoved(let l): return .linkRemoved(l)

@@ -1,21 +1,23 @@
 import SessionPolicy
 
 extension Port {
-    /// Describes an endpoint from its merged node and device properties.
+    /// Describes an endpoint from its merged node and device properties and, for a card's
+    /// endpoint, its device's active route as the module read it.
     ///
     /// The port type comes, first match wins, from: Bluetooth (`device.bus`,
-    /// `device.api=bluez5`, `api.bluez5.profile`), the active ALSA port
-    /// (`port.type`, `device.port.type`, `api.alsa.path`), HDMI/DisplayPort
-    /// in the node name, `device.form-factor`, USB bus, virtual nodes
-    /// (`node.virtual`, `factory.name=support.null-audio-sink` without a form
-    /// factor), else the built-in speaker or microphone.
-    public static func from(_ props: Properties, kind: EndpointKind) -> Port {
+    /// `device.api=bluez5`, `api.bluez5.profile`), the active route's port type
+    /// (`PortType(routePortType:kind:)`, by exact value), hints in the route's name,
+    /// `device.port.type` and `api.alsa.path`, HDMI/DisplayPort in the node name,
+    /// `device.form-factor`, USB bus, virtual nodes (`node.virtual`,
+    /// `factory.name=support.null-audio-sink` without a form factor), else the built-in
+    /// speaker or microphone.
+    public static func from(_ props: Properties, kind: EndpointKind, route: ActiveRoute? = nil) -> Port {
         let uid = props["node.name"] ?? ""
         let name = props["node.description"] ?? props["device.description"] ?? props["node.nick"] ?? uid
-        return Port(name: name, uid: uid, type: portType(props, kind: kind))
+        return Port(name: name, uid: uid, type: portType(props, kind: kind, route: route))
     }
 
-    static func portType(_ props: Properties, kind: EndpointKind) -> PortType {
+    static func portType(_ props: Properties, kind: EndpointKind, route: ActiveRoute?) -> PortType {
         let sink = kind == .sink
         let formFactor = props[PipeWireKey.formFactor]?.lowercased()
         let bus = props["device.bus"]?.lowercased()
@@ -31,7 +33,8 @@ extension Port {
             }
             return .bluetoothA2DP
         }
-        let hints = [props[PipeWireKey.routePortType], props["device.port.type"], props["api.alsa.path"]]
+        if let route, let type = PortType(routePortType: route.portType, kind: kind) { return type }
+        let hints = [route?.name, props["device.port.type"], props["api.alsa.path"]]
             .compactMap { $0?.lowercased() }
         for h in hints {
             if h.contains("headphone") { return sink ? .headphones : .headsetMic }

@@ -11,10 +11,6 @@ public enum PipeWireKey {
     public static let processBinary = "application.process.binary"
     public static let linkGroup = "node.link-group"
     public static let formFactor = "device.form-factor"
-    /// The port type the module read from the device's active route (a card's jack).
-    public static let routePortType = "port.type"
-    /// The name of the device's active route.
-    public static let routeName = "device.route.name"
 }
 
 public enum Translation {
@@ -69,10 +65,10 @@ extension StreamFacts {
 }
 
 extension EndpointFacts {
-    /// An endpoint's facts from its node's properties merged with its device's (and the
-    /// device's active route, when the module read one).
-    public init(pipeWire props: Properties, kind: EndpointKind) {
-        var port = Port.from(props, kind: kind)
+    /// An endpoint's facts from its node's properties merged with its device's, and the
+    /// device's active route when the module read one.
+    public init(pipeWire props: Properties, kind: EndpointKind, route: ActiveRoute? = nil) {
+        var port = Port.from(props, kind: kind, route: route)
         port.name = Translation.cut(port.name)
         port.uid = Translation.cut(port.uid)
         let group = Translation.value(props, PipeWireKey.linkGroup)
@@ -95,14 +91,16 @@ extension Event {
     public static func streamChanged(_ n: NodeID, _ props: Properties) -> Event {
         .streamChanged(n, StreamFacts(pipeWire: props))
     }
-    public static func endpointAdded(_ n: NodeID, kind: EndpointKind, _ props: Properties) -> Event {
-        .endpointAdded(n, kind: kind, EndpointFacts(pipeWire: props, kind: kind))
+    public static func endpointAdded(_ n: NodeID, kind: EndpointKind, _ props: Properties, route: ActiveRoute? = nil) -> Event {
+        .endpointAdded(n, kind: kind, EndpointFacts(pipeWire: props, kind: kind, route: route))
     }
     /// `kind` is the endpoint's kind (a port's type depends on it); a sink unless told.
-    public static func endpointChanged(_ n: NodeID, kind: EndpointKind = .sink, _ props: Properties) -> Event {
-        .endpointChanged(n, EndpointFacts(pipeWire: props, kind: kind))
+    public static func endpointChanged(_ n: NodeID, kind: EndpointKind = .sink, _ props: Properties, route: ActiveRoute? = nil) -> Event {
+        .endpointChanged(n, EndpointFacts(pipeWire: props, kind: kind, route: route))
     }
-    public static func endpointPortRestored(_ n: NodeID, kind: EndpointKind = .sink, _ props: Properties) -> Event {
-        .endpointPortRestored(n, EndpointFacts(pipeWire: props, kind: kind))
+    public static func endpointPortRestored(
+        _ n: NodeID, kind: EndpointKind = .sink, _ props: Properties, route: ActiveRoute? = nil
+    ) -> Event {
+        .endpointPortRestored(n, EndpointFacts(pipeWire: props, kind: kind, route: route))
     }
 }

@@ -49,9 +49,25 @@ import Testing
     /// music plays on headphones (a private output).
     @Test func routesReadBeforeTheEndpointGiveItsPortWhenAdded() {
         #expect(cardEndpoint?.port.type == .headphones)
-        #expect(core.activeRoute(ofEndpoint: NodeID(Self.card))?.type == "headphones")
+        #expect(core.activeRoute(ofEndpoint: NodeID(Self.card))?.portType == "headphones")
         #expect(core.activeRoute(ofEndpoint: NodeID(Self.card))?.name == Self.headphones)
         #expect(!musicPaused)
+    }
+
+    /// R30 the port type comes from the route the module read, typed, never from a
+    /// `port.type` in the endpoint's properties: properties a node was created with say
+    /// nothing of a card's jack.
+    @Test func r30ThePortTypeComesFromTheRouteReadNeverFromAPortTypeProperty() {
+        let other = NodeID(80)
+        var props = Recorded.nullSink(name: "usb", description: "USB", formFactor: "internal", priority: 10, id: 80, serial: 81)
+        props["port.type"] = "headphones"
+        props["device.route.name"] = "analog-output-headphones"
+        core.handle(.endpointAdded(other, kind: .sink, props))
+        #expect(core.policy.snapshot().endpoints[other]?.port.type == .builtInSpeaker)
+        core.endpointRoutesRead(other, EndpointRouteFacts(name: "analog-output-lineout", portType: "line", availability: .yes))
+        #expect(core.policy.snapshot().endpoints[other]?.port.type == .lineOut)
+        core.endpointRoutesRead(other, EndpointRouteFacts(name: "hdmi-output-0", portType: "hdmi", availability: .yes))
+        #expect(core.policy.snapshot().endpoints[other]?.port.type == .HDMI)
     }
 
     /// The first read of an endpoint already added: an endpoint change with its port.

@@ -133,7 +133,11 @@ struct RouteTests {
         #expect(Port.from(["device.bus": "bluetooth", "api.bluez5.profile": "headset-head-unit"], kind: .sink).type == .bluetoothHFP)
         #expect(Port.from(["device.api": "alsa", "device.bus": "usb"], kind: .sink).type == .usbAudio)
         #expect(Port.from(["device.api": "alsa", "node.name": "alsa_output.pci.hdmi-stereo"], kind: .sink).type == .HDMI)
-        #expect(Port.from(["device.api": "alsa", "port.type": "headphones"], kind: .sink).type == .headphones)
+        #expect(Port.from(["device.api": "alsa"], kind: .sink, route: ActiveRoute(name: "analog-output-headphones", portType: "headphones")).type == .headphones)
+        // A route without a port type: its name is a hint, as an ALSA path is.
+        #expect(Port.from(["device.api": "alsa"], kind: .source, route: ActiveRoute(name: "analog-input-headset-mic")).type == .headsetMic)
+        // `port.type` is the route's, never a node property: a stream or client cannot make a sink private by it.
+        #expect(Port.from(["device.api": "alsa", "port.type": "headphones", "node.name": "speaker"], kind: .sink).type == .builtInSpeaker)
         #expect(Port.from(["device.api": "alsa", "api.alsa.path": "analog-input-headset-mic"], kind: .source).type == .headsetMic)
         #expect(Port.from(["device.api": "alsa", "device.form-factor": "car"], kind: .sink).type == .carAudio)
         #expect(Port.from(["factory.name": "support.null-audio-sink"], kind: .sink).type == .virtual)
