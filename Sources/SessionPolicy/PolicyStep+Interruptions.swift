@@ -102,7 +102,8 @@ extension PolicyStep {
         for n in streamsOf(s) {
             guard var st = model.streams[n], st.pausedByPolicy else { continue }
             st.pausedByPolicy = false
-            st.resumedByPolicy = true
+            // Running already when the module has not yet reported the pause: nothing to confirm.
+            st.resumedByPolicy = !st.running
             st.lostOutput = nil
             model.streams[n] = st
             emit(.resume(n))
