@@ -11,13 +11,38 @@ struct PolicyStep {
     /// The sessions this event changed (membership, gains and publishing are brought up
     /// to date for them at the end).
     var touched: Set<SessionID> = []
+    /// Sessions activated by this event (they read the hint, they are not told it).
+    var justActivated: Set<SessionID> = []
     /// Every active session's gains are refreshed at the end (a ducker or recorder came or
     /// went, a switch flipped).
     var refreshAll = false
     /// The set of sessions with primary audio changed: every active session's hint is read.
     var hintDirty = false
-    /// Sessions activated by this event (they read the hint, they are not told it).
-    var justActivated: Set<SessionID> = []
+
+    /// The storage of a step's two scratch sets between events: always empty, kept so that
+    /// the next step fills them without allocating (unless a fan-out made them large).
+    struct Scratch {
+        var touched: Set<SessionID> = []
+        var justActivated: Set<SessionID> = []
+
+        /// Lends the storage to `step` (whose sets are empty).
+        mutating func lend(to step: inout PolicyStep) {
+            swap(&touched, &step.touched)
+            swap(&justActivated, &step.justActivated)
+        }
+
+        /// Takes the storage back from `step`, emptied.
+        mutating func takeBack(from step: inout PolicyStep) {
+            swap(&touched, &step.touched)
+            swap(&justActivated, &step.justActivated)
+            Self.empty(&touched)
+            Self.empty(&justActivated)
+        }
+
+        static func empty(_ set: inout Set<SessionID>) {
+            if set.capacity > 64 { set = [] } else { set.removeAll(keepingCapacity: true) }
+        }
+    }
 
     init(configuration: PolicyConfiguration) {
         self.configuration = configuration

@@ -37,6 +37,10 @@ public struct SessionPolicy: Sendable {
     var model = PolicyModel()
     /// Derived from `model`; kept in step by every event.
     var index = PolicyIndex()
+    /// The storage of a step's scratch sets, lent to each step and taken back empty: a
+    /// step starts from empty sets without allocating them (their contents never outlive
+    /// the event).
+    var scratch = PolicyStep.Scratch()
 
     public init(configuration: PolicyConfiguration = PolicyConfiguration()) {
         self.configuration = configuration
@@ -56,9 +60,11 @@ public struct SessionPolicy: Sendable {
         var step = PolicyStep(configuration: configuration)
         swap(&step.model, &model)
         swap(&step.index, &index)
+        scratch.lend(to: &step)
         step.run(event)
         swap(&step.model, &model)
         swap(&step.index, &index)
+        scratch.takeBack(from: &step)
         return step.fx
     }
 
