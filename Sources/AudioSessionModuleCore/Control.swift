@@ -16,21 +16,18 @@ public enum Control {
         }
     }
 
-    public struct Request: Equatable, Sendable {
-        public var `switch`: GlobalSwitch
-        public var on: Bool
-    }
-
-    /// The switches `props` set, in `GlobalSwitch` order; any value but "true" or "false"
-    /// asks nothing.
-    public static func requests(in props: Properties) -> [Request] {
-        GlobalSwitch.allCases.compactMap { s in
+    /// What `props` ask of the switches; any value but "true" or "false" asks nothing. It
+    /// carries whether `props` say the client is sandboxed (`sandboxedByAccess`).
+    public static func request(in props: Properties) -> SwitchRequest {
+        var request = SwitchRequest(sandboxed: sandboxedByAccess(props))
+        for s in GlobalSwitch.allCases {
             switch props[key(s)] {
-            case "true": return Request(switch: s, on: true)
-            case "false": return Request(switch: s, on: false)
-            default: return nil
+            case "true": request[s] = true
+            case "false": request[s] = false
+            default: break
             }
         }
+        return request
     }
 
     /// Whether `props` say the client is sandboxed: `pipewire.access` "restricted",

@@ -233,8 +233,7 @@ public final class ModuleCore {
             flush()
             applyPlayerReports(from: client, props)
         }
-        let asked = controlRequests[client] ?? [:]
-        guard Control.requests(in: props).contains(where: { asked[$0.switch] != $0.on }) else { return }
+        guard !newSwitchRequest(from: client, props).isEmpty else { return }
         flush()
         applyControl(from: client, props)
     }
@@ -291,25 +290,25 @@ public final class ModuleCore {
     /// them (`Effect.switchRefused` when it may not); the switch stays as set after the
     /// client leaves.
     func applyControl(from client: ClientID, _ props: Properties) {
-        var asked = controlRequests[client] ?? [:]
-        var request = SwitchRequest(sandboxed: Control.sandboxedByAccess(props))
-        for r in Control.requests(in: props) where asked[r.switch] != r.on {
-            asked[r.switch] = r.on
-            request[r.switch] = r.on
-        }
-        controlRequests[client] = asked.isEmpty ? nil : asked
+        let request = newSwitchRequest(from: client, props)
         guard !request.isEmpty else { return }
-        let decided = policy.handle(.switchesRequested(client, request))
         for s in GlobalSwitch.allCases {
-            guard let on = request[s], !decided.contains(where: { Self.refuses($0, client, s) }) else { continue }
-            effects.log(.info, "\(client) sets \(Control.key(s)) \(on ? "on" : "off")")
+            if let on = request[s] { controlRequests[client, default: [:]][s] = on }
+        }
+        let decided = policy.handle(.switchesRequested(client, request))
+        // The policy grants or refuses a request as a whole.
+        let refused = decided.contains { if case .switchRefused = $0 { true } else { false } }
+        for s in GlobalSwitch.allCases where !refused {
+            if let on = request[s] { effects.log(.info, "\(client) sets \(Control.key(s)) \(on ? "on" : "off")") }
         }
         for effect in decided { run(effect) }
     }
 
-    static func refuses(_ effect: Effect, _ client: ClientID, _ s: GlobalSwitch) -> Bool {
-        if case .switchRefused(client, s, _) = effect { return true }
-        return false
+    /// What `props` ask of the switches that the client has not asked already.
+    func newSwitchRequest(from client: ClientID, _ props: Properties) -> SwitchRequest {
+        var request = Control.request(in: props)
+        for s in GlobalSwitch.allCases where request[s] == controlRequests[client]?[s] { request[s] = nil }
+        return request
     }
 
     func run(_ effect: Effect) {
