@@ -46,7 +46,6 @@ struct PolicyStep {
 
     init(configuration: PolicyConfiguration) {
         self.configuration = configuration
-        fx.reserveCapacity(16)
     }
 
     mutating func run(_ event: Event) {

@@ -58,6 +58,8 @@ public struct SessionPolicy: Sendable {
     public mutating func handle(_ event: Event) -> [Effect] {
         // The model and the index move into the step and back: no copy of their storage.
         var step = PolicyStep(configuration: configuration)
+        // Room for a typical decision (a step that only reads, `reader`, needs none).
+        step.fx.reserveCapacity(16)
         swap(&step.model, &model)
         swap(&step.index, &index)
         scratch.lend(to: &step)
