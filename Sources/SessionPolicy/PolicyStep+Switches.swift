@@ -59,7 +59,7 @@ extension PolicyStep {
     /// empty, only the clients it names may. A client the policy has no record of has the
     /// identity of one that gave none (trusted, as when the policy is driven directly).
     func switchRefusal(_ c: ClientID, _ request: SwitchRequest) -> SwitchRefusal? {
-        let id = model.clients[c]?.facts.identity ?? ClientIdentity()
+        let id = identity(c)
         if id.sandboxed || request.sandboxed { return .sandboxed }
         let allowed = configuration.controlApplications
         if !allowed.isEmpty && !id.isNamed(byAnyOf: allowed) { return .notAllowed }
