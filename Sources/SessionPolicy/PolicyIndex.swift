@@ -262,11 +262,11 @@ extension PolicyStep {
         for s in model.marks.keys { updateMembership(s) }
     }
 
-    /// Whether the index equals one rebuilt from the model. The two optional caches are
-    /// checked for what they claim instead: every output stream of a client with uniform
+    /// Whether the index equals one rebuilt from the model (which fills neither optional
+    /// cache). The two optional caches are checked for what they claim instead: every output stream of a client with uniform
     /// gains is at them, and the available route, when cached, is the endpoints present.
     func indexAgreesWithRebuild() -> Bool {
-        var rebuilt = PolicyIndex.rebuilt(from: model, configuration: configuration)
+        let rebuilt = PolicyIndex.rebuilt(from: model, configuration: configuration)
         for (c, u) in index.uniformGains {
             for n in index.streamsOfClient[c] ?? [] {
                 guard let st = model.streams[n], st.direction == .output else { continue }
@@ -281,7 +281,6 @@ extension PolicyStep {
         var mine = index
         mine.uniformGains = [:]
         mine.availableRoute = nil
-        rebuilt.availableRoute = nil
         guard mine == rebuilt else { return false }
         // The merged route from endpoint counts equals a walk of the client's streams.
         for c in index.streamsOfClient.keys where clientRoute(c) != route(.client(c)) { return false }
