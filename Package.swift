@@ -25,8 +25,12 @@ let package = Package(
         // The words applications and the policy share: category, mode, options, ports,
         // routes, notifications, errors and the declaration's property keys.
         .target(name: "AudioSessionVocabulary"),
-        // The translation layer: PipeWire's property sets read as the policy's typed facts.
-        .target(name: "PipeWireFacts", dependencies: ["SessionPolicy"]),
+        // A sink's or source's port read from PipeWire's properties: shared by the translation
+        // and by the clients (the library, pw-session), which describe routes the same way.
+        .target(name: "PipeWirePorts", dependencies: ["AudioSessionVocabulary"]),
+        // The translation layer: PipeWire's property sets read as the policy's typed facts
+        // and events. The one place that knows PipeWire's property names.
+        .target(name: "PipeWireFacts", dependencies: ["SessionPolicy", "PipeWirePorts"]),
 
         // libpipewire-0.3 headers and link flags, from pkg-config.
         .systemLibrary(
@@ -46,7 +50,7 @@ let package = Package(
         .target(name: "Sandbox"),
 
         // The AVAudioSession-like client library for applications.
-        .target(name: "AudioSession", dependencies: ["CPipeWireShim", "AudioSessionVocabulary", "PipeWireFacts"]),
+        .target(name: "AudioSession", dependencies: ["CPipeWireShim", "AudioSessionVocabulary", "PipeWirePorts"]),
         // pw-session mpris-bridge: MPRIS players paused and resumed with the policy's pauses.
         .target(name: "MPRISBridge", dependencies: ["AudioSession", "Sandbox"]),
         .executableTarget(

@@ -589,20 +589,23 @@ static void add_node(struct impl *impl, struct pw_global *global)
 	enum as_stream_direction direction = AS_STREAM_OUTPUT;
 	enum as_endpoint_kind endpoint = AS_ENDPOINT_SINK;
 
-	if (media_class == NULL)
-		return;
-	if (spa_streq(media_class, "Stream/Output/Audio")) {
+	/* What the node is, the core's translation says: the module only watches. */
+	switch (as_core_classify_node(media_class)) {
+	case AS_NODE_STREAM_OUTPUT:
 		kind = OBJECT_STREAM;
-	} else if (spa_streq(media_class, "Stream/Input/Audio")) {
-		/* A sink's monitor recorder too: the core decides it is no session. */
+		break;
+	case AS_NODE_STREAM_INPUT:
 		kind = OBJECT_STREAM;
 		direction = AS_STREAM_INPUT;
-	} else if (spa_streq(media_class, "Audio/Sink") || spa_streq(media_class, "Audio/Duplex")) {
+		break;
+	case AS_NODE_SINK:
 		kind = OBJECT_ENDPOINT;
-	} else if (spa_streq(media_class, "Audio/Source") || spa_streq(media_class, "Audio/Source/Virtual")) {
+		break;
+	case AS_NODE_SOURCE:
 		kind = OBJECT_ENDPOINT;
 		endpoint = AS_ENDPOINT_SOURCE;
-	} else {
+		break;
+	default:
 		return;
 	}
 
@@ -772,15 +775,14 @@ static void add_client(struct impl *impl, struct pw_global *global)
 	restrict_metadata(impl, client);
 
 	as_identity_read(props ? &props->dict : NULL, &identity, buf);
-	pw_log_info("client %u: executable %s, app id %s, uid %" PRIi64 "%s", c->id,
+	pw_log_info("client %u: executable %s, app id %s, uid %" PRIi64 ", access %s%s", c->id,
 			identity.executable ? identity.executable : "(unknown)",
 			identity.app_id ? identity.app_id : "(none)", identity.uid,
-			identity.sandboxed ? ", sandboxed" : "");
-	as_core_client_identity(impl->core, c->id, &identity);
-	free(buf);
-
+			identity.access ? identity.access : "(unset)",
+			identity.flatpak ? ", in a Flatpak" : "");
 	p = props_of(props ? &props->dict : NULL);
-	as_core_client_added(impl->core, c->id, &p);
+	as_core_client_added(impl->core, c->id, &p, &identity);
+	free(buf);
 }
 
 /* ---- devices and their routes (a jack unplug keeps the sink node) ----------- */

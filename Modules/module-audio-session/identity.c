@@ -63,9 +63,8 @@ void as_identity_read(const struct spa_dict *props, struct as_client_identity *i
 		if (spa_atoi64(str, &uid, 10) && uid >= 0)
 			identity->uid = uid;
 	}
-	if ((str = spa_dict_lookup(props, "pipewire.access")) != NULL &&
-	    (spa_streq(str, "restricted") || spa_streq(str, "flatpak") || spa_streq(str, "rejected")))
-		identity->sandboxed = true;
+	/* What this access means is the policy's to decide (ClientAccess.confines). */
+	identity->access = spa_dict_lookup(props, "pipewire.access");
 
 	if (pid > 0) {
 		char path[64];
@@ -80,7 +79,7 @@ void as_identity_read(const struct spa_dict *props, struct as_client_identity *i
 		/* The instance file is mounted read-only into the sandbox by Flatpak: the
 		 * application cannot write it. */
 		if (has_flatpak_info(pid)) {
-			identity->sandboxed = true;
+			identity->flatpak = true;
 			read_flatpak_app_id(pid, buf->app_id, sizeof(buf->app_id));
 			if (buf->app_id[0] != '\0')
 				identity->app_id = buf->app_id;

@@ -13,10 +13,8 @@
 /* Who a client is, from what the daemon knows of its connection: the process
  * behind `pipewire.sec.pid` (set from the socket's credentials before the
  * client can send anything, and never changed afterwards), its executable, its
- * Flatpak instance file, and the access the access module gave it. What a client
- * writes into its own properties is not read, with one exception: a
- * `pipewire.access` of restricted or flatpak (PipeWire 0.3.65 keeps a value the
- * client brings when it connects) can only lower the trust. */
+ * Flatpak instance file, and the access the access module gave it. These are
+ * facts; what they grant is the policy's decision. */
 
 #define AS_IDENTITY_APP_ID_MAX	256
 
@@ -25,7 +23,7 @@ struct as_identity_buffer {
 	char app_id[AS_IDENTITY_APP_ID_MAX];
 };
 
-/** Fills `identity` (its strings point into `buf`) from a client's properties. */
+/** Fills `identity` (its strings point into `buf` and `client_props`) from a client's properties. */
 void as_identity_read(const struct spa_dict *client_props, struct as_client_identity *identity,
 		struct as_identity_buffer *buf);
 

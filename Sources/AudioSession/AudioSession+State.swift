@@ -1,4 +1,4 @@
-import PipeWireFacts  // Port.from: a node's properties read as a port, as the module reads them
+import PipeWirePorts  // Port.from: a node's properties read as a port, as the module reads them
 import Foundation
 import Synchronization
 

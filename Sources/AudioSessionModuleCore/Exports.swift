@@ -67,8 +67,20 @@ public func as_core_free(_ p: OpaquePointer?) {
 }
 
 @_cdecl("as_core_client_added")
-public func as_core_client_added(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
-    core(p)?.handle(.clientAdded(ClientID(id), properties(props)))
+public func as_core_client_added(
+    _ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?, _ identity: UnsafePointer<as_client_identity>?
+) {
+    core(p)?.clientAdded(ClientID(id), properties(props), identity: clientIdentity(identity))
+}
+
+/// Who a client is, as the module established it from what the daemon knows of its
+/// connection; no identity when the module gave none.
+func clientIdentity(_ identity: UnsafePointer<as_client_identity>?) -> ClientIdentity {
+    guard let i = identity?.pointee else { return ClientIdentity() }
+    let uid: UInt32? = i.uid >= 0 && i.uid <= Int64(UInt32.max) ? UInt32(i.uid) : nil
+    return ClientIdentity(
+        executable: i.executable.map { String(cString: $0) }, appID: i.app_id.map { String(cString: $0) }, uid: uid,
+        access: i.access.map { ClientAccess(rawValue: Translation.cut(String(cString: $0))) }, inFlatpak: i.flatpak)
 }
 
 @_cdecl("as_core_client_changed")
@@ -81,26 +93,28 @@ public func as_core_client_removed(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.clientRemoved(ClientID(id)))
 }
 
-@_cdecl("as_core_client_identity")
-public func as_core_client_identity(_ p: OpaquePointer?, _ id: UInt32, _ identity: UnsafePointer<as_client_identity>?) {
-    guard let core = core(p), let i = identity?.pointee else { return }
-    let executable = i.executable.map { String(cString: $0) }
-    let appID = i.app_id.map { String(cString: $0) }
-    let uid: UInt32? = i.uid >= 0 && i.uid <= Int64(UInt32.max) ? UInt32(i.uid) : nil
-    core.setIdentity(ClientIdentity(executable: executable, appID: appID, uid: uid, sandboxed: i.sandboxed), of: ClientID(id))
-}
-
 @_cdecl("as_core_client_own_properties")
 public func as_core_client_own_properties(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
-    // Only the keys a switch request is read from: an update may be large.
+    // Only the keys a request is read from: an update may be large.
     guard let core = core(p), let props, let items = props.pointee.items else { return }
     var out = Properties()
     for item in UnsafeBufferPointer(start: items, count: Int(props.pointee.n_items)) {
         guard let key = item.key else { continue }
         let k = String(cString: key)
-        if k.hasPrefix(DeclarationKey.controlPrefix) || k == "pipewire.access" { out[k] = string(item.value) }
+        if k.hasPrefix(DeclarationKey.controlPrefix) || k == PipeWireKey.access { out[k] = string(item.value) }
     }
     core.ownPropertiesWritten(ClientID(id), out)
+}
+
+@_cdecl("as_core_classify_node")
+public func as_core_classify_node(_ mediaClass: UnsafePointer<CChar>?) -> as_node_class {
+    guard let mediaClass, let c = NodeClass(mediaClass: String(cString: mediaClass)) else { return AS_NODE_OTHER }
+    switch c {
+    case .stream(.output): return AS_NODE_STREAM_OUTPUT
+    case .stream(.input): return AS_NODE_STREAM_INPUT
+    case .endpoint(.sink): return AS_NODE_SINK
+    case .endpoint(.source): return AS_NODE_SOURCE
+    }
 }
 
 @_cdecl("as_core_stream_added")
@@ -124,7 +138,7 @@ public func as_core_stream_running(_ p: OpaquePointer?, _ id: UInt32, _ running:
 
 @_cdecl("as_core_stream_activated")
 public func as_core_stream_activated(_ p: OpaquePointer?, _ id: UInt32) {
-    core(p)?.streamActivated(NodeID(id))
+    core(p)?.handle(.streamActivatedByOwner(NodeID(id)))
 }
 
 @_cdecl("as_core_stream_removed")
@@ -142,7 +156,9 @@ public func as_core_endpoint_added(
 
 @_cdecl("as_core_endpoint_changed")
 public func as_core_endpoint_changed(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
-    core(p)?.handle(.endpointChanged(NodeID(id), properties(props)))
+    guard let core = core(p) else { return }
+    let n = NodeID(id)
+    core.handle(.endpointChanged(n, kind: core.policy.endpointKind(n) ?? .sink, properties(props)))
 }
 
 @_cdecl("as_core_endpoint_removed")
@@ -165,33 +181,29 @@ public func as_core_republish(_ p: OpaquePointer?) {
     core(p)?.republish()
 }
 
-/// The most unavailable route names read from one `as_endpoint_route_facts` (the module
-/// sends at most two per route it read, and reads at most 32 of each kind).
-let maximumUnavailableRoutes = 256
-
 @_cdecl("as_core_endpoint_routes")
 public func as_core_endpoint_routes(_ p: OpaquePointer?, _ id: UInt32, _ facts: UnsafePointer<as_endpoint_route_facts>?) {
     guard let core = core(p), let f = facts?.pointee, let name = f.name else { return }
-    var unavailable = Set<String>()
+    var unavailable: [String] = []
     if let names = f.unavailable {
-        let count = Int(min(f.n_unavailable, UInt32(maximumUnavailableRoutes)))
+        let count = Int(min(f.n_unavailable, UInt32(RouteReading.maximumUnavailable)))
         for item in UnsafeBufferPointer(start: names, count: count) {
-            if let item { unavailable.insert(String(cString: item)) }
+            if let item { unavailable.append(String(cString: item)) }
         }
     }
-    let availability: EndpointRouteFacts.Availability
+    let availability: RouteReading.Availability
     switch f.available {
     case AS_ROUTE_AVAILABILITY_NO: availability = .no
     case AS_ROUTE_AVAILABILITY_YES: availability = .yes
     default: availability = .unknown
     }
-    core.endpointRoutesRead(NodeID(id), EndpointRouteFacts(
-        name: String(cString: name), portType: string(f.port_type), availability: availability, unavailable: unavailable))
+    let reading = RouteReading(name: String(cString: name), portType: string(f.port_type), availability: availability, unavailable: unavailable)
+    core.handle(.endpointRoutesRead(NodeID(id), reading))
 }
 
 @_cdecl("as_core_undo_pauses")
 public func as_core_undo_pauses(_ p: OpaquePointer?) {
-    core(p)?.undoPauses()
+    core(p)?.unload()
 }
 
 @_cdecl("as_core_endpoint_mute_changed")
@@ -211,7 +223,7 @@ public func as_core_link_removed(_ p: OpaquePointer?, _ id: UInt32) {
 
 @_cdecl("as_core_session_count")
 public func as_core_session_count(_ p: OpaquePointer?) -> UInt32 {
-    UInt32(clamping: core(p)?.publishedSessions.count ?? 0)
+    UInt32(clamping: core(p)?.policy.publishedSessionCount ?? 0)
 }
 
 @_cdecl("as_core_stream_count")

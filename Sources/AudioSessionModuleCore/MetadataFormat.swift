@@ -112,3 +112,12 @@ public enum MetadataFormat {
         ])
     }
 }
+
+extension MetadataFormat {
+    /// Subject = a legacy stream's node id: the MPRIS player the bridge governs it through.
+    public static let mprisKey = "audio-session.mpris"
+
+    static func mpris(player: String) -> JSON {
+        .object([("player", .string(player))])
+    }
+}

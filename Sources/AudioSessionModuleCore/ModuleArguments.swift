@@ -94,7 +94,7 @@ public enum ModuleArguments {
             c.privatePortTypes = types
         case "private.form-factors":
             guard let words = v.words else { return fail(key, "a list of device.form-factor values") }
-            c.privateFormFactors = Set(words)
+            c.privateFormFactors = Set(words.map(FormFactor.init(rawValue:)))
         case "call.allowed-applications":
             guard let words = v.words else { return fail(key, "a list of executables, uid:<n> or Flatpak app ids") }
             c.callPriorityApplications = Set(words)

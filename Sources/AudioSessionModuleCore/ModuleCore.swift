@@ -2,53 +2,45 @@ import AudioSessionCoreABI
 import SessionPolicy
 import PipeWireFacts
 
-/// The Swift side of libpipewire-module-audio-session: owns the policy, turns
-/// ABI calls into `GraphEvent`s and runs the resulting `Effect`s through the
-/// module's callback table. One instance per loaded module, used on the
-/// PipeWire main loop only.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The Swift side of libpipewire-module-audio-session: an adapter. It receives the
+/// module's facts already typed by the translation (`Exports.swift`), steps the policy with
+/// them, and hands the policy's effects to the module's callback table. It decides nothing
+/// and keeps nothing the policy could keep: its only state is the property changes held
+/// for one loop turn (debouncing) and the metadata's event counter. One instance per
+/// loaded module, used on the PipeWire main loop only.
 public final class ModuleCore {
     public private(set) var policy: SessionPolicy
     let effects: EffectSink
     /// Sequence number of the last event published on `audio-session.event`.
     public private(set) var sequence: UInt64 = 0
-    /// The sessions whose state is published now.
-    public private(set) var publishedSessions: Set<SessionID> = []
 
     public init(configuration: PolicyConfiguration, effects: EffectSink) {
         var configuration = configuration
         // Nothing may be held for a grace period that no timer would end.
         if !effects.schedulesTimers { configuration.resumeGraceMilliseconds = 0 }
+        // MPRIS reports are accepted from the daemon's own user (the policy decides).
+        if configuration.daemonUserID == nil { configuration.daemonUserID = Self.currentUserID() }
         self.policy = SessionPolicy(configuration: configuration)
         self.effects = effects
     }
 
-    /// The port of each sink and source, from the module's reads of their devices' routes.
-    var endpointRoutes = EndpointRoutes()
-    /// The capture streams that record a sink's monitor: no session (`MonitorStreams`).
-    var monitorStreams = MonitorStreams()
-    /// Streams the policy let go of while the module's pause still holds their node (the
-    /// MPRIS bridge reported that their player paused itself): their owner's re-activation
-    /// is still an activation request (`streamActivated`), until the module pauses or
-    /// resumes them again.
-    var releasedPauses: Set<NodeID> = []
+    /// The user the daemon runs as.
+    static func currentUserID() -> UInt32? {
+        #if canImport(Glibc)
+        return UInt32(getuid())
+        #else
+        return nil
+        #endif
+    }
 
-    /// The global switches each client last asked for, permitted or not (see `Control`):
-    /// an unchanged request is not asked again.
-    var controlRequests: [ClientID: [GlobalSwitch: Bool]] = [:]
-
-    /// Who each client is, as the module established it when it connected (`ClientIdentity`).
-    var identities: [ClientID: ClientIdentity] = [:]
-
-    /// The last accepted `audio.session.*` keys of each client and stream (within
-    /// `PropertyBounds`): what stays in force when a later declaration is refused for its size.
-    var acceptedDeclarations: [PendingObject: Properties] = [:]
-    /// Declarations refused for their size, answered once their event is decided.
-    var refusals: [PendingObject: SessionError] = [:]
-
-    /// Debouncing: property changes not decided on yet, the latest per object,
-    /// with the order of each object's last change. Only when the sink defers
+    /// Debouncing: property changes not decided on yet, the latest per object, with the
+    /// order of each object's last change. Only when the sink defers
     /// (`EffectSink.defersPropertyChanges`: the module flushes on its next loop turn).
-    var pendingChanges: [PendingObject: (order: UInt64, event: GraphEvent)] = [:]
+    var pendingChanges: [PendingObject: (order: UInt64, event: Event)] = [:]
     var pendingOrder: UInt64 = 0
 
     enum PendingObject: Hashable {
@@ -56,11 +48,11 @@ public final class ModuleCore {
     }
 
     /// The object whose property change `event` is; nil for every other event.
-    static func coalescing(_ event: GraphEvent) -> PendingObject? {
+    static func coalescing(_ event: Event) -> PendingObject? {
         switch event {
         case .clientChanged(let c, _): return .client(c)
         case .streamChanged(let n, _): return .stream(n)
-        case .endpointChanged(let n, _, _): return .endpoint(n)
+        case .endpointChanged(let n, _): return .endpoint(n)
         default: return nil
         }
     }
@@ -73,14 +65,7 @@ public final class ModuleCore {
     /// runs when its loop has handled the messages at hand. Any other event decides
     /// the held changes first, so the policy sees the graph in order, and is itself
     /// decided at once: a pause that keeps audio from leaking never waits.
-    public func handle(_ received: GraphEvent) {
-        guard monitorStreams.admits(received) else { return }
-        submit(withPorts(received), received: received)
-    }
-
-    /// `handle` for an event that has its endpoint's port already (`withPorts`).
-    func submit(_ ported: GraphEvent, received: GraphEvent) {
-        let event = vetted(ported)
+    public func handle(_ event: Event) {
         if effects.defersPropertyChanges, let object = Self.coalescing(event) {
             if pendingChanges.isEmpty { effects.scheduleFlush() }
             pendingOrder &+= 1
@@ -89,11 +74,6 @@ public final class ModuleCore {
         }
         flush()
         decide(event)
-        // The MPRIS bridge's reports are read from what the client brought, not from the
-        // bounded declaration (they are no declaration).
-        if case .clientAdded(let client, let props) = received {
-            applyPlayerReports(from: client, PlayerReports.keys(of: props))
-        }
     }
 
     /// Decides the held property changes, in the order of their last change.
@@ -112,212 +92,54 @@ public final class ModuleCore {
         for effect in policy.publishedState() { run(effect) }
     }
 
-    /// How many per-client, per-stream and per-endpoint records the module core holds
-    /// (identities, switch requests, accepted declarations, refusals, player reports,
-    /// endpoint ports, monitor recorders): 0 once every object is gone.
-    public var recordCount: Int {
-        identities.count + controlRequests.count + acceptedDeclarations.count + refusals.count + pendingChanges.count
-            + playerReports.count + endpointRoutes.count + monitorStreams.count + releasedPauses.count
-    }
-
     /// How many property changes wait for `flush()`.
     public var pendingChangeCount: Int { pendingChanges.count }
 
-    func decide(_ event: GraphEvent) {
-        // The translation layer: the policy sees typed facts, never PipeWire's properties.
-        let translated = event.translated(endpointKind: { policy.endpointKind($0) })
-        for effect in policy.handle(translated) {
-            run(effect)
-        }
-        if let object = Self.declaringObject(event), let refusal = refusals.removeValue(forKey: object) {
-            let session: SessionID
-            switch object {
-            case .client(let c): session = .client(c)
-            case .stream(let n): session = policy.session(ofStream: n) ?? .stream(n)
-            case .endpoint(let n): session = .stream(n)
-            }
-            run(.notify(session, .declarationRefused(refusal)))
-        }
-        switch event {
-        case .clientAdded(let client, let props):
-            // What a client brings when it connects is its own: nobody else can reach it
-            // before it is registered.
-            applyControl(from: client, props)
-        case .clientRemoved(let client):
-            controlRequests[client] = nil
-            identities[client] = nil
-            if playerReports.removeValue(forKey: client) != nil { publishPlayers() }
-        case .streamRemoved(let node):
-            releasedPauses.remove(node)
-            if publishedPlayers[node] != nil { publishPlayers() }
-        default:
-            break
-        }
+    /// How many per-object records the module core and the policy hold beyond the graph
+    /// itself (held changes, monitor recorders, early route reads, MPRIS reports and
+    /// players, switch requests): 0 once every object is gone.
+    public var recordCount: Int { pendingChanges.count + policy.recordCount }
+
+    func decide(_ event: Event) {
+        for effect in policy.handle(event) { run(effect) }
     }
 
-    /// The identity the module established for a client when it connected; given before
-    /// the client's `clientAdded` (`as_core_client_identity`).
-    public func setIdentity(_ identity: ClientIdentity, of client: ClientID) {
-        identities[client] = identity
-    }
-
-    /// The event as the policy may see it: only the properties it reads (`PropertyBounds`),
-    /// a declaration too large refused (the last accepted one stays), identity keys a client
-    /// or stream brought removed and a client's own identity added.
-    func vetted(_ event: GraphEvent) -> GraphEvent {
-        switch event {
-        case .clientAdded(let c, let props): return .clientAdded(c, withIdentity(c, bounded(.client(c), props)))
-        case .clientChanged(let c, let props): return .clientChanged(c, withIdentity(c, bounded(.client(c), props)))
-        case .streamAdded(let n, let c, let direction, let props):
-            return .streamAdded(n, client: c, direction: direction, bounded(.stream(n), props))
-        case .streamChanged(let n, let props): return .streamChanged(n, bounded(.stream(n), props))
-        case .endpointAdded(let n, let kind, let props, let route): return .endpointAdded(n, kind: kind, endpointProperties(props), route: route)
-        case .endpointChanged(let n, let props, let route): return .endpointChanged(n, endpointProperties(props), route: route)
-        case .endpointPortRestored(let n, let props, let route):
-            return .endpointPortRestored(n, endpointProperties(props), route: route)
-        case .clientRemoved(let c):
-            acceptedDeclarations[.client(c)] = nil
-            refusals[.client(c)] = nil
-            return event
-        case .streamRemoved(let n):
-            acceptedDeclarations[.stream(n)] = nil
-            refusals[.stream(n)] = nil
-            return event
-        default: return event
-        }
-    }
-
-    /// The client or stream whose declaration `event` carries.
-    static func declaringObject(_ event: GraphEvent) -> PendingObject? {
-        switch event {
-        case .clientAdded(let c, _), .clientChanged(let c, _): return .client(c)
-        case .streamAdded(let n, _, _, _), .streamChanged(let n, _): return .stream(n)
-        default: return nil
-        }
-    }
-
-    func bounded(_ object: PendingObject, _ props: Properties) -> Properties {
-        var kept = PropertyBounds.kept(props)
-        if let refusal = PropertyBounds.refusal(kept) {
-            refusals[object] = refusal
-            for key in kept.keys where key.hasPrefix(DeclarationKey.prefix) { kept[key] = nil }
-            for (key, value) in acceptedDeclarations[object] ?? [:] { kept[key] = value }
-        } else {
-            refusals[object] = nil
-            let declaration = PropertyBounds.declaration(kept)
-            acceptedDeclarations[object] = declaration.isEmpty ? nil : declaration
-        }
-        return kept
-    }
-
-    /// Sinks and sources declare nothing.
-    func endpointProperties(_ props: Properties) -> Properties {
-        PropertyBounds.kept(props).filter { !$0.key.hasPrefix(DeclarationKey.prefix) }
-    }
-
-    /// `props` are `PropertyBounds.kept`: no identity keys left.
-    func withIdentity(_ c: ClientID, _ props: Properties) -> Properties {
-        var out = props
-        guard let identity = identities[c] else { return out }
-        for (k, v) in identity.properties { out[k] = v }
-        return out
-    }
-
-    /// A client wrote its own properties (`pw_core_update_properties` on its own connection):
-    /// the module reads the request from the update itself, so that properties another
-    /// client wrote onto this one (`pw_client_update_properties` with W on it) never count.
-    /// Held property changes are decided first only when a switch request changes, so a
+    /// A client wrote its own properties on its own connection (`pw_core_update_properties`):
+    /// the MPRIS bridge's report and the global switch requests are read from this writing
+    /// only, so that properties another client wrote onto this one never count. Held
+    /// property changes are decided first only when the update carries a request, so a
     /// burst of declaration rewrites is still decided once.
     public func ownPropertiesWritten(_ client: ClientID, _ props: Properties) {
-        if PlayerReports.present(in: props) || playerReports[client] != nil {
+        if let report = PlayerReport(pipeWire: props) {
             flush()
-            applyPlayerReports(from: client, props)
+            decide(.playerReportChanged(client, report))
         }
-        guard !newSwitchRequest(from: client, props).isEmpty else { return }
-        flush()
-        applyControl(from: client, props)
-    }
-
-    /// The MPRIS bridge's reports (`PlayerReports`), by client: only trusted ones are kept.
-    var playerReports: [ClientID: PlayerReports] = [:]
-    /// `audio-session.mpris` as published, by stream.
-    public private(set) var publishedPlayers: [NodeID: String] = [:]
-    /// The user the daemon runs as: bridge reports are accepted from this user only.
-    public var daemonUserID: UInt32? = PlayerReports.currentUserID()
-
-    /// The MPRIS bridge reports the players it governs and the streams whose player has
-    /// paused itself (docs/mpris.md). A newly released stream is let go by the policy.
-    func applyPlayerReports(from client: ClientID, _ props: Properties) {
-        guard PlayerReports.present(in: props) || playerReports[client] != nil else { return }
-        guard PlayerReports.isTrusted(identities[client], daemonUserID: daemonUserID) else {
-            if playerReports.removeValue(forKey: client) != nil { publishPlayers() }
-            effects.log(.warn, "\(client) may not report MPRIS players: only a client of the daemon's user that is not sandboxed may")
-            return
-        }
-        let reports = PlayerReports(props)
-        let before = playerReports[client]?.released ?? []
-        playerReports[client] = reports
-        for node in reports.released.subtracting(before).sorted() {
-            effects.log(.info, "\(client): the player of \(node) has paused itself; the policy lets go of its pause")
-            if policy.holdsPaused(node) { releasedPauses.insert(node) }
-            for effect in policy.handle(.streamReleasedToProgram(node)) { run(effect) }
-        }
-        publishPlayers()
-    }
-
-    /// Brings `audio-session.mpris` in line with the reports, for streams that exist.
-    func publishPlayers() {
-        var wanted: [NodeID: String] = [:]
-        for client in playerReports.keys.sorted() {
-            for (node, player) in playerReports[client]?.governed ?? [:] where policy.hasStream(node) {
-                wanted[node] = player
-            }
-        }
-        for node in publishedPlayers.keys.sorted() where wanted[node] == nil {
-            effects.publish(node.raw, MetadataFormat.mprisKey, MetadataFormat.jsonType, nil)
-        }
-        for node in wanted.keys.sorted() where publishedPlayers[node] != wanted[node] {
-            guard let player = wanted[node] else { continue }
-            effects.publish(node.raw, MetadataFormat.mprisKey, MetadataFormat.jsonType, MetadataFormat.mpris(player: player).description)
-        }
-        publishedPlayers = wanted
-    }
-
-    /// Silent mode and screen lock arrive as a client's own properties
-    /// (`pw-session silent on` sets `audio.session.control.silent-mode = true`
-    /// with pw_core_update_properties). The switches the client changes from what it last
-    /// asked go to the policy as one request, which decides whether the client may set
-    /// them (`Effect.switchRefused` when it may not); the switch stays as set after the
-    /// client leaves.
-    func applyControl(from client: ClientID, _ props: Properties) {
-        let request = newSwitchRequest(from: client, props)
+        let request = SwitchRequest(pipeWire: props)
         guard !request.isEmpty else { return }
-        for s in GlobalSwitch.allCases {
-            if let on = request[s] { controlRequests[client, default: [:]][s] = on }
-        }
-        let decided = policy.handle(.switchesRequested(client, request))
-        // The policy grants or refuses a request as a whole.
-        let refused = decided.contains { if case .switchRefused = $0 { true } else { false } }
-        for s in GlobalSwitch.allCases where !refused {
-            if let on = request[s] { effects.log(.info, "\(client) sets \(Control.key(s)) \(on ? "on" : "off")") }
-        }
-        for effect in decided { run(effect) }
+        flush()
+        decide(.switchesRequested(client, request))
     }
 
-    /// What `props` ask of the switches that the client has not asked already.
-    func newSwitchRequest(from client: ClientID, _ props: Properties) -> SwitchRequest {
-        var request = Control.request(in: props)
-        for s in GlobalSwitch.allCases where request[s] == controlRequests[client]?[s] { request[s] = nil }
-        return request
+    /// A client connected: what it brings is its own (nobody else can reach it before it is
+    /// registered), so the switches it asks for count as its request.
+    public func clientAdded(_ client: ClientID, _ props: Properties, identity: ClientIdentity) {
+        handle(.clientAdded(client, props, identity: identity))
+        let request = SwitchRequest(pipeWire: props)
+        if !request.isEmpty { decide(.switchesRequested(client, request)) }
+    }
+
+    /// The module is going away: what the policy undoes (its pauses, R41) is run; nothing is
+    /// decided after this.
+    public func unload() {
+        flush()
+        decide(.moduleUnloading)
     }
 
     func run(_ effect: Effect) {
         switch effect {
         case .pause(let node):
-            releasedPauses.remove(node)
             effects.pause(node.raw)
         case .resume(let node):
-            releasedPauses.remove(node)
             effects.resume(node.raw)
         case .duck(let node, let gain, let ramp):
             effects.duck(node.raw, gain, ramp)
@@ -329,15 +151,20 @@ public final class ModuleCore {
             effects.publish(0, MetadataFormat.eventKey, MetadataFormat.jsonType, value.description)
             effects.log(.info, "\(session): \(value)")
         case .publishSession(let session, let snapshot):
-            if snapshot == nil { publishedSessions.remove(session) } else { publishedSessions.insert(session) }
             let value = snapshot.map { MetadataFormat.session(session, $0).description }
             effects.publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, MetadataFormat.jsonType, value)
         case .publishGlobal(let global):
             effects.publish(0, MetadataFormat.globalKey, MetadataFormat.jsonType, MetadataFormat.global(global).description)
+        case .publishPlayer(let node, let player):
+            effects.publish(node.raw, MetadataFormat.mprisKey, MetadataFormat.jsonType, player.map { MetadataFormat.mpris(player: $0).description })
         case .scheduleTimer(let token, let milliseconds):
             effects.scheduleTimer(token, milliseconds)
+        case .switchSet(let client, let s, let on):
+            effects.log(.info, "\(client) sets \(SwitchRequest.key(s)) \(on ? "on" : "off")")
         case .switchRefused(let client, let s, let reason):
-            effects.log(.warn, "\(client) may not set \(Control.key(s)): \(Control.describe(reason))")
+            effects.log(.warn, "\(client) may not set \(SwitchRequest.key(s)): \(reason.sentence)")
+        case .playerReportRefused(let client):
+            effects.log(.warn, "\(client) may not report MPRIS players: only a client of the daemon's user that is not sandboxed may")
         }
     }
 }

@@ -1,16 +1,22 @@
 import SessionPolicy
+@_exported import PipeWirePorts
 
-/// The translation layer: PipeWire's property sets in, the policy's typed facts out. This
-/// is the one place that knows which PipeWire property means what (`media.role`,
-/// `application.name`, `node.link-group`, the device and ALSA/Bluetooth keys of a port).
-/// Every value kept is cut to `maximumValueBytes`: a client may send properties of any
-/// size, the facts stay small.
+/// The translation layer: PipeWire's property sets in, the policy's typed facts and events
+/// out. This is the one place that knows which PipeWire property means what (`media.class`,
+/// `media.role`, `application.name`, `node.link-group`, `pipewire.access`, the
+/// `audio.session.*` declaration, the device and ALSA/Bluetooth keys of a port). Every
+/// string kept is cut to `maximumValueBytes`: a client may send properties of any size, the
+/// facts stay small.
 public enum PipeWireKey {
+    public static let mediaClass = "media.class"
     public static let mediaRole = "media.role"
     public static let applicationName = "application.name"
     public static let processBinary = "application.process.binary"
     public static let linkGroup = "node.link-group"
     public static let formFactor = "device.form-factor"
+    public static let access = "pipewire.access"
+    public static let captureSink = "stream.capture.sink"
+    public static let monitor = "stream.monitor"
 }
 
 public enum Translation {
@@ -35,55 +41,99 @@ public enum Translation {
         props[key].map(cut)
     }
 
-    /// The `audio.session.*` properties, as given (their size is judged by the module,
-    /// which refuses an oversized declaration as a whole).
-    public static func sessionKeys(_ props: Properties) -> Properties {
-        props.filter { $0.key.hasPrefix(DeclarationKey.prefix) }
+    /// A non-empty value, cut.
+    static func nonEmpty(_ props: Properties, _ key: String) -> String? {
+        guard let v = props[key], !v.isEmpty else { return nil }
+        return cut(v)
     }
 
     static func applicationName(_ props: Properties) -> String? {
         value(props, PipeWireKey.applicationName) ?? value(props, PipeWireKey.processBinary)
     }
+
+    /// PipeWire's boolean reading: "true" or "1".
+    static func isTrue(_ props: Properties, _ key: String) -> Bool {
+        props[key] == "true" || props[key] == "1"
+    }
+}
+
+/// What kind of graph object a node is, by its `media.class`: the module watches streams
+/// and endpoints and nothing else.
+public enum NodeClass: Sendable, Equatable {
+    case stream(StreamDirection)
+    case endpoint(EndpointKind)
+
+    /// nil for a node the policy has nothing to do with (video, MIDI, a driver).
+    public init?(mediaClass: String) {
+        switch mediaClass {
+        case "Stream/Output/Audio": self = .stream(.output)
+        // A sink's monitor recorder too: the policy decides it is no session.
+        case "Stream/Input/Audio": self = .stream(.input)
+        case "Audio/Sink", "Audio/Duplex": self = .endpoint(.sink)
+        case "Audio/Source", "Audio/Source/Virtual": self = .endpoint(.source)
+        default: return nil
+        }
+    }
 }
 
 extension ClientFacts {
-    /// A client's facts from its properties. The identity is read from `IdentityKey`
-    /// properties when present (tests, recorded graphs); the module replaces it with the
-    /// one it established.
-    public init(pipeWire props: Properties) {
-        self.init(applicationName: Translation.applicationName(props), identity: ClientIdentity(props),
-                  sessionKeys: Translation.sessionKeys(props))
+    /// A client's facts from its properties and the identity the module established when
+    /// it connected (never read from the properties: a client could bring any).
+    public init(pipeWire props: Properties, identity: ClientIdentity) {
+        self.init(applicationName: Translation.applicationName(props), identity: identity,
+                  declaration: DeclarationFacts(pipeWire: props), playerReport: PlayerReport(pipeWire: props))
     }
 }
 
 extension StreamFacts {
     public init(pipeWire props: Properties) {
-        let group = Translation.value(props, PipeWireKey.linkGroup)
-        self.init(applicationName: Translation.applicationName(props), role: Translation.value(props, PipeWireKey.mediaRole),
-                  linkGroup: group?.isEmpty == true ? nil : group, sessionKeys: Translation.sessionKeys(props))
+        self.init(applicationName: Translation.applicationName(props),
+                  role: Translation.value(props, PipeWireKey.mediaRole).map(MediaRole.init(rawValue:)),
+                  linkGroup: Translation.nonEmpty(props, PipeWireKey.linkGroup).map(LinkGroup.init(rawValue:)),
+                  declaration: DeclarationFacts(pipeWire: props),
+                  recordsMonitor: Translation.isTrue(props, PipeWireKey.captureSink) || Translation.isTrue(props, PipeWireKey.monitor))
     }
 }
 
 extension EndpointFacts {
-    /// An endpoint's facts from its node's properties merged with its device's, and the
-    /// device's active route when the module read one.
-    public init(pipeWire props: Properties, kind: EndpointKind, route: ActiveRoute? = nil) {
-        var port = Port.from(props, kind: kind, route: route)
+    /// An endpoint's facts from its node's properties merged with its device's. Sinks and
+    /// sources declare nothing.
+    public init(pipeWire props: Properties, kind: EndpointKind) {
+        var port = Port.from(props, kind: kind)
         port.name = Translation.cut(port.name)
         port.uid = Translation.cut(port.uid)
-        let group = Translation.value(props, PipeWireKey.linkGroup)
-        self.init(port: port, formFactor: Translation.value(props, PipeWireKey.formFactor)?.lowercased(),
-                  linkGroup: group?.isEmpty == true ? nil : group)
+        self.init(port: port, portTypeFixedByDevice: Port.deviceFixesPortType(props),
+                  formFactor: Translation.value(props, PipeWireKey.formFactor).map(FormFactor.init(rawValue:)),
+                  linkGroup: Translation.nonEmpty(props, PipeWireKey.linkGroup).map(LinkGroup.init(rawValue:)))
     }
+}
+
+extension RouteReading {
+    /// One read of a device's routes for one of its endpoints: the active route's name,
+    /// its info `port.type` (typed for a sink and for a source), its availability and the
+    /// names of the routes known to be unavailable (at most `maximumUnavailable`).
+    public init(name: String, portType: String, availability: Availability, unavailable: [String]) {
+        var names = Set<String>()
+        for n in unavailable.prefix(Self.maximumUnavailable) { names.insert(Translation.cut(n)) }
+        self.init(name: Translation.cut(name),
+                  sinkPortType: PortType(route: name, portType: portType, kind: .sink),
+                  sourcePortType: PortType(route: name, portType: portType, kind: .source),
+                  availability: availability, unavailable: names)
+    }
+
+    /// The most unavailable route names read from one reading (the module sends at most two
+    /// per route it read, and reads at most 32 of each kind).
+    public static let maximumUnavailable = 256
 }
 
 /// Events built from PipeWire property sets: what the module reports, translated.
 extension Event {
-    public static func clientAdded(_ c: ClientID, _ props: Properties) -> Event {
-        .clientAdded(c, ClientFacts(pipeWire: props))
+    public static func clientAdded(_ c: ClientID, _ props: Properties, identity: ClientIdentity = ClientIdentity()) -> Event {
+        .clientAdded(c, ClientFacts(pipeWire: props, identity: identity))
     }
+    /// The identity is the one the policy has (a property change cannot change it).
     public static func clientChanged(_ c: ClientID, _ props: Properties) -> Event {
-        .clientChanged(c, ClientFacts(pipeWire: props))
+        .clientChanged(c, ClientFacts(pipeWire: props, identity: ClientIdentity()))
     }
     public static func streamAdded(_ n: NodeID, client: ClientID, direction: StreamDirection, _ props: Properties) -> Event {
         .streamAdded(n, client: client, direction: direction, StreamFacts(pipeWire: props))
@@ -91,16 +141,11 @@ extension Event {
     public static func streamChanged(_ n: NodeID, _ props: Properties) -> Event {
         .streamChanged(n, StreamFacts(pipeWire: props))
     }
-    public static func endpointAdded(_ n: NodeID, kind: EndpointKind, _ props: Properties, route: ActiveRoute? = nil) -> Event {
-        .endpointAdded(n, kind: kind, EndpointFacts(pipeWire: props, kind: kind, route: route))
+    public static func endpointAdded(_ n: NodeID, kind: EndpointKind, _ props: Properties) -> Event {
+        .endpointAdded(n, kind: kind, EndpointFacts(pipeWire: props, kind: kind))
     }
     /// `kind` is the endpoint's kind (a port's type depends on it); a sink unless told.
-    public static func endpointChanged(_ n: NodeID, kind: EndpointKind = .sink, _ props: Properties, route: ActiveRoute? = nil) -> Event {
-        .endpointChanged(n, EndpointFacts(pipeWire: props, kind: kind, route: route))
-    }
-    public static func endpointPortRestored(
-        _ n: NodeID, kind: EndpointKind = .sink, _ props: Properties, route: ActiveRoute? = nil
-    ) -> Event {
-        .endpointPortRestored(n, EndpointFacts(pipeWire: props, kind: kind, route: route))
+    public static func endpointChanged(_ n: NodeID, kind: EndpointKind = .sink, _ props: Properties) -> Event {
+        .endpointChanged(n, EndpointFacts(pipeWire: props, kind: kind))
     }
 }

@@ -13,15 +13,21 @@ public struct ClientIdentity: Sendable, Equatable {
     public var appID: String?
     /// `pipewire.sec.uid`.
     public var uid: UInt32?
-    /// Restricted by the access module or running in a Flatpak sandbox.
-    public var sandboxed: Bool
+    /// `pipewire.access` as the daemon had it when the client connected.
+    public var access: ClientAccess?
+    /// The connecting process runs in a Flatpak sandbox (its instance file exists).
+    public var inFlatpak: Bool
 
-    public init(executable: String? = nil, appID: String? = nil, uid: UInt32? = nil, sandboxed: Bool = false) {
+    public init(executable: String? = nil, appID: String? = nil, uid: UInt32? = nil, access: ClientAccess? = nil, inFlatpak: Bool = false) {
         self.executable = executable
         self.appID = appID
         self.uid = uid
-        self.sandboxed = sandboxed
+        self.access = access
+        self.inFlatpak = inFlatpak
     }
+
+    /// Sandboxed: confined by its access (`ClientAccess.confines`) or in a Flatpak.
+    public var sandboxed: Bool { inFlatpak || access?.confines == true }
 
     /// Whether an entry of an allow list names this client: an absolute path names the
     /// executable, `uid:<n>` the user, anything else a Flatpak application id.
@@ -36,5 +42,21 @@ public struct ClientIdentity: Sendable, Equatable {
 
     public func isNamed(byAnyOf list: Set<String>) -> Bool {
         list.contains { isNamed(by: $0) }
+    }
+}
+
+/// A client's `pipewire.access`: how the daemon's access module let it in.
+public struct ClientAccess: Sendable, Hashable, RawRepresentable, ExpressibleByStringLiteral {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+
+    public static let unrestricted: ClientAccess = "unrestricted"
+    public static let restricted: ClientAccess = "restricted"
+    public static let flatpak: ClientAccess = "flatpak"
+
+    /// The one rule for "sandboxed by its access": `restricted`, `flatpak` or `rejected`.
+    public var confines: Bool {
+        rawValue == "restricted" || rawValue == "flatpak" || rawValue == "rejected"
     }
 }

@@ -2,7 +2,7 @@
 /// these in order.
 public enum Effect: Sendable, Equatable {
     /// Stop scheduling the node: `pw_impl_node_set_active(node, false)`.
-    /// The module echoes `streamRunning(node, false)`, which the core recognises as its own.
+    /// The module reports `streamRunning(node, false)`, which confirms it.
     case pause(NodeID)
     /// Schedule it again: `pw_impl_node_set_active(node, true)`.
     case resume(NodeID)
@@ -21,6 +21,14 @@ public enum Effect: Sendable, Equatable {
     case publishGlobal(GlobalSnapshot)
     /// Call back with `Event.timerFired(token)` after `milliseconds` (a held resume, R7).
     case scheduleTimer(token: UInt64, milliseconds: UInt32)
+    /// Publish the MPRIS player that governs a legacy stream (`audio-session.mpris` on the
+    /// stream's subject); nil removes it.
+    case publishPlayer(NodeID, player: String?)
+    /// The client's MPRIS report is not accepted: only a client of the daemon's user that is
+    /// not sandboxed may report players. For the module's log.
+    case playerReportRefused(ClientID)
+    /// The client set a global switch (R20) it had not asked for before. For the module's log.
+    case switchSet(ClientID, GlobalSwitch, Bool)
     /// The client may not set the switch it asked for (R20): nothing changed. For the
     /// module's log.
     case switchRefused(ClientID, GlobalSwitch, reason: SwitchRefusal)

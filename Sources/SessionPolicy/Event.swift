@@ -15,8 +15,11 @@ public enum Event: Sendable, Equatable {
     case streamChanged(NodeID, StreamFacts)
     /// The node's state became running (`true`) or left it (`false`): legacy activation (§1).
     case streamRunning(NodeID, Bool)
-    /// The owner re-activated a node the policy had paused (R16).
-    case streamActivationRequested(NodeID)
+    /// The node was made active by someone other than the module (its owner: `pw_stream`,
+    /// pipewire-pulse on uncork). The policy decides whether that is an activation request
+    /// (R16): it is when the policy holds the stream paused, or when the module's pause
+    /// still holds the node after the policy let go of it (`streamReleasedToProgram`).
+    case streamActivatedByOwner(NodeID)
     /// The stream's program has paused itself after the policy paused the stream (an
     /// MPRIS player whose PlaybackStatus became Paused, reported by the MPRIS bridge):
     /// the policy lets go of its pause; the program's own start is a new activation (R16).
@@ -27,10 +30,10 @@ public enum Event: Sendable, Equatable {
     case endpointChanged(NodeID, EndpointFacts)
     /// The endpoint node is gone: for a private sink, a loss (R30).
     case endpointRemoved(NodeID)
-    /// Jack unplug: the node stays, its device switched away from the headphone port (R30).
-    case endpointPortLost(NodeID)
-    /// Jack back: `newDeviceAvailable` (R32); no automatic resume (R31).
-    case endpointPortRestored(NodeID, EndpointFacts)
+    /// The routes of the endpoint's device were read (a jack went in or out, the user chose
+    /// a port): the policy decides whether its port was lost (R30), chosen (R33) or is back
+    /// (R32). Also before `endpointAdded`, when the routes were read before the node existed.
+    case endpointRoutesRead(NodeID, RouteReading)
     /// The source's mute (user or mic-mute key) changed (R19).
     case endpointMuteChanged(NodeID, muted: Bool)
     /// A link from an output node to an input node (stream -> sink, source -> capture stream).
@@ -40,6 +43,10 @@ public enum Event: Sendable, Equatable {
     /// event for one update of its own properties, whichever switches it sets. The policy
     /// decides whether the client may (`PolicyStep+Switches.swift`).
     case switchesRequested(ClientID, SwitchRequest)
+    /// The MPRIS bridge's report on its own connection changed (docs/mpris.md).
+    case playerReportChanged(ClientID, PlayerReport)
+    /// The module is going away: the policy undoes its pauses (R41) and decides nothing after.
+    case moduleUnloading
     /// The timer of `Effect.scheduleTimer(token:milliseconds:)` ran out.
     case timerFired(UInt64)
 }

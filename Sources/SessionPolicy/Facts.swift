@@ -1,22 +1,29 @@
 /// What the policy knows of the graph's objects: typed facts, never PipeWire's property
-/// names. The translation layer (`PipeWireFacts`) reads them from PipeWire's property
-/// sets; the policy reads only these.
+/// names or a property set. The translation layer (`PipeWireFacts`) reads them from
+/// PipeWire's properties; the policy reads only these.
 
 /// A client (one connection).
 public struct ClientFacts: Sendable, Equatable {
     /// The program's name, for rules that name programs.
     public var applicationName: String?
-    /// Who the client is, as the daemon established it (trusted when unknown: the policy
-    /// driven directly, as in tests).
+    /// Who the client is, as the daemon established it when it connected (trusted when
+    /// unknown: the policy driven directly, as in tests). Read from `clientAdded` only: a
+    /// later property change cannot change who a client is.
     public var identity: ClientIdentity
-    /// Its `audio.session.*` properties: the declaration and requests, in this project's
-    /// own vocabulary (`DeclarationKey`).
-    public var sessionKeys: Properties
+    /// What its `audio.session.*` properties declare and ask.
+    public var declaration: DeclarationFacts
+    /// What the MPRIS bridge reports on this connection (docs/mpris.md), when it carries a
+    /// report; only a trusted client's report counts (`PolicyStep+Players.swift`).
+    public var playerReport: PlayerReport?
 
-    public init(applicationName: String? = nil, identity: ClientIdentity = ClientIdentity(), sessionKeys: Properties = [:]) {
+    public init(
+        applicationName: String? = nil, identity: ClientIdentity = ClientIdentity(),
+        declaration: DeclarationFacts = DeclarationFacts(), playerReport: PlayerReport? = nil
+    ) {
         self.applicationName = applicationName
         self.identity = identity
-        self.sessionKeys = sessionKeys
+        self.declaration = declaration
+        self.playerReport = playerReport
     }
 }
 
@@ -25,33 +32,112 @@ public struct StreamFacts: Sendable, Equatable {
     /// The program's name (when its client has none).
     public var applicationName: String?
     /// What the program says its audio is for, when it declared nothing (legacy role, §1).
-    public var role: String?
+    public var role: MediaRole?
     /// The group of nodes that belong together (a loopback's sink and its stream).
-    public var linkGroup: String?
-    /// Its `audio.session.*` properties (`DeclarationKey`).
-    public var sessionKeys: Properties
+    public var linkGroup: LinkGroup?
+    /// What its own `audio.session.*` properties declare and ask (a wrapped program).
+    public var declaration: DeclarationFacts
+    /// A capture stream that records a sink's monitor (a level meter, `pw-record` of what a
+    /// sink plays): observation, never a session (`PolicyStep+Streams.swift`).
+    public var recordsMonitor: Bool
 
-    public init(applicationName: String? = nil, role: String? = nil, linkGroup: String? = nil, sessionKeys: Properties = [:]) {
+    public init(
+        applicationName: String? = nil, role: MediaRole? = nil, linkGroup: LinkGroup? = nil,
+        declaration: DeclarationFacts = DeclarationFacts(), recordsMonitor: Bool = false
+    ) {
         self.applicationName = applicationName
         self.role = role
         self.linkGroup = linkGroup
-        self.sessionKeys = sessionKeys
+        self.declaration = declaration
+        self.recordsMonitor = recordsMonitor
     }
 }
 
 /// A sink or source.
 public struct EndpointFacts: Sendable, Equatable {
-    /// Its port: name, uid and type.
+    /// Its port as its own properties describe it: name, uid and the type they give.
     public var port: Port
-    /// The device's form factor ("headphone", "headset", "speaker"…), lowercased: some
-    /// configurations count more of them as private outputs (R30).
-    public var formFactor: String?
+    /// The device fixes the port's type whatever route is active (a Bluetooth profile): a
+    /// route read never changes it.
+    public var portTypeFixedByDevice: Bool
+    /// The device's form factor: some configurations count more of them as private
+    /// outputs (R30).
+    public var formFactor: FormFactor?
     /// The group of nodes that belong together (a loopback's sink and its stream).
-    public var linkGroup: String?
+    public var linkGroup: LinkGroup?
 
-    public init(port: Port, formFactor: String? = nil, linkGroup: String? = nil) {
+    public init(port: Port, portTypeFixedByDevice: Bool = false, formFactor: FormFactor? = nil, linkGroup: LinkGroup? = nil) {
         self.port = port
+        self.portTypeFixedByDevice = portTypeFixedByDevice
         self.formFactor = formFactor
         self.linkGroup = linkGroup
+    }
+}
+
+/// A legacy stream's `media.role` (`Music`, `Phone`, `Notification`…): what the program
+/// says its audio is for. The role table (`PolicyConfiguration.roles`) decides what it means.
+public struct MediaRole: Sendable, Hashable, RawRepresentable, ExpressibleByStringLiteral {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+}
+
+/// A `node.link-group`: nodes that belong together (a loopback's sink and its stream).
+public struct LinkGroup: Sendable, Hashable, RawRepresentable, ExpressibleByStringLiteral {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+}
+
+/// A device's form factor (`headphones`, `headset`, `internal`…), lowercased.
+public struct FormFactor: Sendable, Hashable, RawRepresentable, ExpressibleByStringLiteral {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue.lowercased() }
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+}
+
+/// One read of the routes of an endpoint's device (a card's ports): the route active on
+/// the endpoint and the routes known to be unavailable. A fact, no decision: whether the
+/// endpoint's port was lost, chosen by the user or is back is the policy's
+/// (`PolicyStep+Ports.swift`).
+public struct RouteReading: Sendable, Equatable {
+    public enum Availability: Sendable, Equatable { case unknown, no, yes }
+
+    /// The route's name (`analog-output-headphones`).
+    public var name: String
+    /// The port type the route names, for a sink and for a source (the same route type
+    /// means headphones on a sink and a headset microphone on a source); nil when it says
+    /// nothing the policy can use.
+    public var sinkPortType: PortType?
+    public var sourcePortType: PortType?
+    /// Its availability, as the device says.
+    public var availability: Availability
+    /// The names of the device's routes known to be unavailable.
+    public var unavailable: Set<String>
+
+    public init(
+        name: String, sinkPortType: PortType? = nil, sourcePortType: PortType? = nil,
+        availability: Availability = .unknown, unavailable: Set<String> = []
+    ) {
+        self.name = name
+        self.sinkPortType = sinkPortType
+        self.sourcePortType = sourcePortType
+        self.availability = availability
+        self.unavailable = unavailable
+    }
+
+    public func portType(_ kind: EndpointKind) -> PortType? { kind == .sink ? sinkPortType : sourcePortType }
+}
+
+/// What the MPRIS bridge reports on its own connection (docs/mpris.md): the legacy
+/// streams it governs with their player's bus name, and the streams whose player paused
+/// itself after the policy paused them. Neither can make anything play.
+public struct PlayerReport: Sendable, Equatable {
+    public var governed: [NodeID: String]
+    public var released: Set<NodeID>
+
+    public init(governed: [NodeID: String] = [:], released: Set<NodeID> = []) {
+        self.governed = governed
+        self.released = released
     }
 }

@@ -99,7 +99,7 @@ public struct PolicyConfiguration: Sendable, Equatable {
     /// Port types that are private outputs (§8).
     public var privatePortTypes: Set<PortType> = [.headphones, .bluetoothA2DP, .bluetoothHFP, .bluetoothLE]
     /// `device.form-factor` values that are private outputs (§8), e.g. USB headsets.
-    public var privateFormFactors: Set<String> = ["headphone", "headphones", "headset", "hands-free", "handset", "earbuds"]
+    public var privateFormFactors: Set<FormFactor> = ["headphone", "headphones", "headset", "hands-free", "handset", "earbuds"]
     /// The clients granted call priority (R10), named by identity (`ClientIdentity.isNamed(by:)`:
     /// an executable path, `uid:<n>` or a Flatpak app id); empty = every client that is not sandboxed.
     public var callPriorityApplications: Set<String> = []
@@ -114,6 +114,9 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var resumeLegacyOnDeviceReturn: Bool = false
     /// R17 alerts: mixed (default) or held back.
     public var alertsDuringPreferNoInterruptions: AlertPolicy = .mix
+    /// The user the daemon runs as: MPRIS reports are accepted from this user's
+    /// unsandboxed clients only; nil accepts none.
+    public var daemonUserID: UInt32?
 
     public init() {}
 
@@ -121,9 +124,9 @@ public struct PolicyConfiguration: Sendable, Equatable {
         priorities[p] ?? 0
     }
 
-    func roleRule(_ role: String) -> RoleRule? {
-        if let r = roleTable[role] { return r }
-        let lower = role.lowercased()
+    func roleRule(_ role: MediaRole) -> RoleRule? {
+        if let r = roleTable[role.rawValue] { return r }
+        let lower = role.rawValue.lowercased()
         for key in roleTable.keys.sorted() where key.lowercased() == lower {
             return roleTable[key]
         }

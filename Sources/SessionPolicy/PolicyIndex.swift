@@ -16,8 +16,8 @@ struct PolicyIndex: Equatable {
     var declaringStreamsOfClient: [ClientID: NodeList] = [:]
     var linksOfNode: [NodeID: Set<LinkID>] = [:]
     /// The sinks with a `node.link-group`, by group, and the relay of each group.
-    var sinksOfGroup: [String: Set<NodeID>] = [:]
-    var relayOfGroup: [String: NodeID] = [:]
+    var sinksOfGroup: [LinkGroup: Set<NodeID>] = [:]
+    var relayOfGroup: [LinkGroup: NodeID] = [:]
     /// Each stream's own route (the endpoints its links reach), kept up to date by every
     /// change of links, endpoints or streams (`refreshRoute(ofStream:)`): a session with one
     /// stream publishes it without walking links and endpoints again.
@@ -49,9 +49,6 @@ struct PolicyIndex: Equatable {
     /// Each session's traits as its properties make them, recomputed only when the
     /// properties, declarations or stream set of its client change (`refreshDerived(ofClient:)`).
     var derived: [SessionID: DerivedTraits] = [:]
-    /// The keys read from each client's properties when they last came (`clientAdded`,
-    /// `clientChanged`); a client without an entry has its properties read again.
-    var clientKeys: [ClientID: ClientKeys] = [:]
     /// Every endpoint present, as the global `currentRoute` publishes it; nil until read
     /// after a change of endpoints. Optional: a rebuild has none.
     var availableRoute: Route?
@@ -252,7 +249,6 @@ extension PolicyStep {
             index.linksOfNode[link.input, default: []].insert(l)
         }
         for n in model.streams.keys { refreshRoute(ofStream: n) }
-        for (c, info) in model.clients { index.clientKeys[c] = ClientKeys(info.facts) }
         for c in model.clients.keys { refreshDerived(ofClient: c) }
         for n in model.streams.keys where index.derived[.stream(n)] == nil { index.derived[.stream(n)] = deriveTraits(.stream(n)) }
         for c in model.clients.keys where computeDeclared(c) { index.declaredClients.insert(c) }

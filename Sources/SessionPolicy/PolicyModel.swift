@@ -12,6 +12,16 @@ public struct PolicyModel: Sendable, Equatable {
     public internal(set) var relays: [NodeID: RelayInfo] = [:]
     public internal(set) var silentMode = false
     public internal(set) var screenLocked = false
+    /// Capture streams that record a sink's monitor: observation, no session; nothing that
+    /// happens to them reaches the rules.
+    public internal(set) var monitors: Set<NodeID> = []
+    /// Route readings of endpoints not added yet: their `endpointAdded` takes them.
+    public internal(set) var earlyRoutes: [NodeID: RouteReading] = [:]
+    /// The MPRIS bridge's reports accepted, by the client that made them.
+    public internal(set) var playerReports: [ClientID: PlayerReport] = [:]
+    /// The switches each client last asked for, granted or not: an unchanged request is
+    /// not asked again.
+    public internal(set) var switchRequests: [ClientID: SwitchRequest] = [:]
 
     // The policy's own records.
     /// Each session's activity, interruption and what it was told.
@@ -22,6 +32,8 @@ public struct PolicyModel: Sendable, Equatable {
     /// What was last published (so only changes are published).
     var published: [SessionID: SessionSnapshot] = [:]
     var lastGlobal: GlobalSnapshot?
+    /// `audio-session.mpris` as published, by stream.
+    public internal(set) var publishedPlayers: [NodeID: String] = [:]
 
     public init() {}
 }

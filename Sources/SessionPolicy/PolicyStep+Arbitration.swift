@@ -166,31 +166,33 @@ extension PolicyStep {
     /// Handles a change of `audio.session.active` on a declared session.
     mutating func applyActivationRequest(_ s: SessionID) {
         guard case .client(let c) = s, index.declaredClients.contains(c) else { return }
-        var raw: String? = model.clients[c]?.facts.sessionKeys[DeclarationKey.active]
-        if raw == nil {
+        var asked = model.clients[c]?.facts.declaration.active
+        if asked == nil {
             // Only streams with an `audio.session.*` key can carry `audio.session.active`.
             for n in index.declaringStreamsOfClient[c] ?? [] {
-                if let v = model.streams[n]?.facts.sessionKeys[DeclarationKey.active] {
-                    raw = v
+                if let v = model.streams[n]?.facts.declaration.active {
+                    asked = v
                     break
                 }
             }
         }
         var m = model.marks[s] ?? SessionMarks()
-        guard let value = raw else {
+        guard let asked else {
             if m.requestedActive != nil {
                 m.requestedActive = nil
                 model.marks[s] = m
             }
             return
         }
-        guard let wanted = Declaration.parseBool(value) else {
-            notify(s, .activationResult(.failure(SessionError(
-                code: .badParam, message: "audio.session.active must be true or false, not \(SessionError.quote(value)). [§1]"))))
+        guard case .value(let wanted) = asked else {
+            if case .malformed(let value) = asked {
+                notify(s, .activationResult(.failure(SessionError(
+                    code: .badParam, message: "audio.session.active must be true or false, not \(SessionError.quote(value)). [§1]"))))
+            }
             return
         }
         // A new value, or the same value asked again (a new request counter): answer it.
-        let request = model.clients[c]?.facts.sessionKeys[DeclarationKey.activationRequest]
+        let request = model.clients[c]?.facts.declaration.activationRequest
         guard m.requestedActive != wanted || (request != nil && request != m.activationRequest) else { return }
         m.requestedActive = wanted
         m.activationRequest = request
@@ -204,8 +206,8 @@ extension PolicyStep {
 
     /// `setActive(false, options: .notifyOthersOnDeactivation)`.
     func wantsNotifyOthers(_ c: ClientID) -> Bool {
-        if model.clients[c]?.facts.sessionKeys[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation { return true }
-        for n in index.declaringStreamsOfClient[c] ?? [] where model.streams[n]?.facts.sessionKeys[DeclarationKey.deactivation] == DeclarationKey.notifyOthersOnDeactivation {
+        if model.clients[c]?.facts.declaration.notifyOthersOnDeactivation == true { return true }
+        for n in index.declaringStreamsOfClient[c] ?? [] where model.streams[n]?.facts.declaration.notifyOthersOnDeactivation == true {
             return true
         }
         return false

@@ -67,7 +67,7 @@ extension PolicyStep {
     /// program's declaration on its client too.
     func usesClientLibrary(_ s: SessionID) -> Bool {
         guard case .client(let c) = s else { return false }
-        return model.clients[c]?.facts.sessionKeys[DeclarationKey.library] != nil
+        return model.clients[c]?.facts.declaration.usesLibrary == true
     }
 
     /// Whether the policy holds one of the session's streams paused.

@@ -15,14 +15,14 @@ extension PolicyStep {
     /// How many virtual sinks a route is followed through.
     static let maxRelayDepth = 4
 
-    static func linkGroup(_ group: String?) -> String? {
-        guard let g = group, !g.isEmpty else { return nil }
+    static func linkGroup(_ group: LinkGroup?) -> LinkGroup? {
+        guard let g = group, !g.rawValue.isEmpty else { return nil }
         return g
     }
 
     /// The link group of a stream that is a relay: an output stream whose
     /// `node.link-group` is a present sink's.
-    func relayGroup(direction: StreamDirection, _ facts: StreamFacts) -> String? {
+    func relayGroup(direction: StreamDirection, _ facts: StreamFacts) -> LinkGroup? {
         guard direction == .output, let g = Self.linkGroup(facts.linkGroup), index.sinksOfGroup[g]?.isEmpty == false else { return nil }
         return g
     }
@@ -44,7 +44,7 @@ extension PolicyStep {
     }
 
     /// A new relay. Streams already playing into its sink now reach what it reaches.
-    mutating func relayAdded(_ n: NodeID, client c: ClientID, group: String, _ facts: StreamFacts) {
+    mutating func relayAdded(_ n: NodeID, client c: ClientID, group: LinkGroup, _ facts: StreamFacts) {
         model.relays[n] = RelayInfo(client: c, linkGroup: group, facts: facts)
         index.relayOfGroup[group] = n
         refreshStreams(behindRelay: n)

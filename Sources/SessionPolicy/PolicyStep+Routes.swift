@@ -163,7 +163,10 @@ extension PolicyStep {
 
     mutating func endpointAdded(_ e: NodeID, kind: EndpointKind, _ facts: EndpointFacts) {
         let old = model.endpoints[e]?.facts
-        let ep = EndpointInfo(kind: kind, facts: facts)
+        // The routes read before the node existed give its port; a re-announced node keeps
+        // the port last read.
+        let route = model.earlyRoutes.removeValue(forKey: e) ?? model.endpoints[e]?.route
+        let ep = EndpointInfo(kind: kind, facts: facts, route: route)
         model.endpoints[e] = ep
         noteSinkGroup(e, old: old, new: ep)
         adoptRelays(ofSink: e)
@@ -185,6 +188,7 @@ extension PolicyStep {
     }
 
     mutating func endpointRemoved(_ e: NodeID) {
+        model.earlyRoutes[e] = nil
         guard model.endpoints[e] != nil else { return }
         if isPrivateOutput(e) { privateOutputLost(e) }
         for s in sessionsLinked(to: e) { touched.insert(s) }
@@ -197,20 +201,24 @@ extension PolicyStep {
         endInterruptions(causedBy: .microphoneMuted(e), resumable: false)
     }
 
-    mutating func endpointPortLost(_ e: NodeID) {
+    /// The endpoint's port (the route named `route`) became unavailable: for a private
+    /// output, a loss (R30).
+    mutating func portLost(_ e: NodeID, route: String) {
         guard var ep = model.endpoints[e], !ep.portLost else { return }
         if isPrivateOutput(e) { privateOutputLost(e) }
-        ep.portLost = true
+        ep.lostRoute = route
         model.endpoints[e] = ep
         index.availableRoute = nil
         refreshRoutes(linkedTo: e)
         for s in sessionsLinked(to: e) { touched.insert(s) }
     }
 
-    mutating func endpointPortRestored(_ e: NodeID, _ facts: EndpointFacts) {
+    /// The lost port is active and available again (`reading`): `newDeviceAvailable`
+    /// (R32), no automatic resume (R31).
+    mutating func portRestored(_ e: NodeID, _ reading: RouteReading) {
         guard var ep = model.endpoints[e] else { return }
-        ep.facts = facts
-        ep.portLost = false
+        ep.route = reading
+        ep.lostRoute = nil
         model.endpoints[e] = ep
         index.availableRoute = nil
         // Streams still linked to it now go to the restored port: their routes changed.

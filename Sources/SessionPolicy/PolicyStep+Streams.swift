@@ -7,14 +7,12 @@ extension PolicyStep {
             return
         }
         var info = ClientInfo(facts: facts)
-        let keys = ClientKeys(facts)
-        let parsed = Declaration.parse(keys.declaration)
-        if case .success(let d) = parsed { info.declaration = d }
+        let parsed = facts.declaration.declaration
+        if case .valid(let d) = parsed { info.declaration = d }
         model.clients[c] = info
-        index.clientKeys[c] = keys
         refreshDerived(ofClient: c)
         updateDeclared(c)
-        if case .failure(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
+        if case .refused(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
         if index.declaredClients.contains(c) {
             touched.insert(.client(c))
             applyActivationRequest(.client(c))
@@ -27,26 +25,26 @@ extension PolicyStep {
             return
         }
         let before = traits(.client(c))
-        // The keys of the new set are read once; those of the old set were kept when it came.
-        let keys = ClientKeys(facts)
-        let previous = index.clientKeys.updateValue(keys, forKey: c) ?? ClientKeys(info.facts)
-        let declarationTouched = keys.declaration != previous.declaration
+        let previous = info.facts
+        let declarationTouched = facts.declaration.declaration != previous.declaration.declaration
         // The cached traits of the client's sessions read its declaration and its name only.
-        let nameChanged = keys.applicationName != previous.applicationName
+        let nameChanged = facts.applicationName != previous.applicationName
         let previousDeclaration = info.declaration
         info.facts = facts
-        let parsed = Declaration.parse(keys.declaration)
+        let parsed = facts.declaration.declaration
         // A refused declaration leaves the previous valid one in force (§4).
-        if case .success(let d) = parsed { info.declaration = d }
+        if case .valid(let d) = parsed { info.declaration = d }
+        if case .none = parsed { info.declaration = nil }
         let declarationChanged = info.declaration != previousDeclaration
         model.clients[c] = info
         if declarationChanged || nameChanged { refreshDerived(ofClient: c) }
         updateDeclared(c)
         guard index.declaredClients.contains(c) else { return }
-        if case .failure(let e) = parsed, declarationTouched { notify(.client(c), .declarationRefused(e)) }
+        if case .refused(let e) = parsed, declarationTouched { notify(.client(c), .declarationRefused(e)) }
         applyDeclarationChange(.client(c), before: before)
         applyActivationRequest(.client(c))
-        if keys.outputOverride != previous.outputOverride { outputOverrideChanged(c, to: keys.outputOverride) }
+        let override = facts.declaration.outputOverride ?? ""
+        if override != (previous.declaration.outputOverride ?? "") { outputOverrideChanged(c, to: override) }
     }
 
     mutating func clientRemoved(_ c: ClientID) {
@@ -56,14 +54,15 @@ extension PolicyStep {
         // streams would get gain resets (effects naming nodes gone by the end of this
         // event) and activate as legacy sessions for an instant.
         let nodes = (index.streamsOfClient[c] ?? []).sorted()
-        for n in nodes where !(model.streams[n].map { hasSessionKey($0.facts.sessionKeys) } ?? false) { streamRemoved(n) }
+        for n in nodes where model.streams[n]?.facts.declaration.declares != true { streamRemoved(n) }
         for n in nodes where model.streams[n] != nil { streamRemoved(n) }
         if index.declaredClients.contains(c) {
             removeSession(.client(c), notifyOthers: wantsNotifyOthers(c))
             index.declaredClients.remove(c)
         }
         model.clients[c] = nil
-        index.clientKeys[c] = nil
+        model.switchRequests[c] = nil
+        if model.playerReports.removeValue(forKey: c) != nil { refreshPlayers() }
         index.streamsOfClient[c] = nil
         index.declaringStreamsOfClient[c] = nil
         index.uniformGains[c] = nil
@@ -89,11 +88,10 @@ extension PolicyStep {
         if newClient {
             // A stream of a client we never heard of: track it with an empty client.
             model.clients[c] = ClientInfo(facts: ClientFacts())
-            index.clientKeys[c] = ClientKeys(ClientFacts())
         }
         var info = StreamInfo(client: c, direction: direction, facts: facts)
-        let parsed = Declaration.parse(facts.sessionKeys)
-        if case .success(let d) = parsed { info.declaration = d }
+        let parsed = facts.declaration.declaration
+        if case .valid(let d) = parsed { info.declaration = d }
         model.streams[n] = info
         index.streamsOfClient[c, default: []].insert(n)
         // A new output stream has no policy gain: the client's streams stay uniform only if
@@ -108,7 +106,7 @@ extension PolicyStep {
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
         if let (old, i) = carried, old == s { carryInterruption(s, i) }
-        if case .failure(let e) = parsed { notify(s, .declarationRefused(e)) }
+        if case .refused(let e) = parsed { notify(s, .declarationRefused(e)) }
         if case .client = s {
             applyDeclarationChange(s, before: nil)
             applyActivationRequest(s)
@@ -123,11 +121,11 @@ extension PolicyStep {
         }
         guard var info = model.streams[n], let old = sessionOf(n) else { return }
         let before = traits(old)
-        let values = DeclarationValues(facts.sessionKeys)
-        let declarationTouched = values != DeclarationValues(info.facts.sessionKeys)
+        let parsed = facts.declaration.declaration
+        let declarationTouched = parsed != info.facts.declaration.declaration
         info.facts = facts
-        let parsed = Declaration.parse(values)
-        if case .success(let d) = parsed { info.declaration = d }
+        if case .valid(let d) = parsed { info.declaration = d }
+        if case .none = parsed { info.declaration = nil }
         model.streams[n] = info
         noteSessionKeys(ofStream: n, client: info.client)
         refreshDerived(ofClient: info.client, stream: n)
@@ -140,7 +138,7 @@ extension PolicyStep {
             // interruption) and the policy's gains on it are undone (R41, §1: never touched).
             removeSession(s, notifyOthers: b.transient)
         }
-        if case .failure(let e) = parsed, declarationTouched { notify(s, .declarationRefused(e)) }
+        if case .refused(let e) = parsed, declarationTouched { notify(s, .declarationRefused(e)) }
         if s == old {
             applyDeclarationChange(s, before: before)
         }
@@ -196,6 +194,23 @@ extension PolicyStep {
         }
     }
 
+    /// The owner made the node active (`Event.streamActivatedByOwner`): an activation
+    /// request (R16) when the policy holds the stream paused, or when the module's pause
+    /// still held the node after the policy let go of it (the program's own start is
+    /// arbitrated before it plays); otherwise nothing (the node's running state follows).
+    mutating func streamActivatedByOwner(_ n: NodeID) {
+        guard let st = model.streams[n], st.pausedByPolicy || st.pauseReleased else { return }
+        model.streams[n]?.pauseReleased = false
+        streamActivationRequested(n)
+    }
+
+    /// A capture stream that records a sink's monitor: no session (a node re-announced as
+    /// one leaves the one it was).
+    mutating func monitorAdded(_ n: NodeID) {
+        if model.streams[n] != nil || model.relays[n] != nil { streamRemoved(n) }
+        model.monitors.insert(n)
+    }
+
     /// R16: the program re-activated a node the policy paused (the user pressed play).
     mutating func streamActivationRequested(_ n: NodeID) {
         guard var st = model.streams[n], let s = sessionOf(n) else { return }
@@ -239,6 +254,8 @@ extension PolicyStep {
     mutating func streamReleasedToProgram(_ n: NodeID) {
         guard var st = model.streams[n], st.pausedByPolicy, let s = sessionOf(n) else { return }
         st.pausedByPolicy = false
+        // The module's pause still holds the node until the policy pauses or resumes it.
+        st.pauseReleased = true
         // Its owner deactivated the node too: the program's report is the fact.
         st.running = false
         st.resumedByPolicy = false

@@ -18,17 +18,17 @@ public enum SwitchRefusal: Sendable, Hashable {
 public struct SwitchRequest: Sendable, Equatable {
     public var silentMode: Bool?
     public var screenLock: Bool?
-    /// The properties this request came with say the client is sandboxed (the module
-    /// reads PipeWire's access restriction from them). It can only refuse: `false` grants
-    /// nothing, the client's identity decides then. It travels with the request, not in
-    /// the identity, because those properties may be the client's own writing: they may
-    /// cost it this request, never the priorities its identity grants it elsewhere.
-    public var sandboxed: Bool
+    /// The `pipewire.access` the properties this request came with carry. It can only
+    /// refuse (when it confines): an unconfined value grants nothing, the client's
+    /// identity decides then. It travels with the request, not in the identity, because
+    /// those properties may be the client's own writing: they may cost it this request,
+    /// never the priorities its identity grants it elsewhere.
+    public var access: ClientAccess?
 
-    public init(silentMode: Bool? = nil, screenLock: Bool? = nil, sandboxed: Bool = false) {
+    public init(silentMode: Bool? = nil, screenLock: Bool? = nil, access: ClientAccess? = nil) {
         self.silentMode = silentMode
         self.screenLock = screenLock
-        self.sandboxed = sandboxed
+        self.access = access
     }
 
     /// The value asked for `s`, nil when the request leaves it alone.
@@ -60,7 +60,7 @@ extension PolicyStep {
     /// identity of one that gave none (trusted, as when the policy is driven directly).
     func switchRefusal(_ c: ClientID, _ request: SwitchRequest) -> SwitchRefusal? {
         let id = identity(c)
-        if id.sandboxed || request.sandboxed { return .sandboxed }
+        if id.sandboxed || request.access?.confines == true { return .sandboxed }
         let allowed = configuration.controlApplications
         if !allowed.isEmpty && !id.isNamed(byAnyOf: allowed) { return .notAllowed }
         return nil
@@ -70,12 +70,26 @@ extension PolicyStep {
     /// asked for is answered with `Effect.switchRefused` and nothing changes; permitted,
     /// the switches take their new values and every active session's gains are refreshed
     /// (one `publishGlobal` at the end of the event when the global state changed).
-    mutating func switchesRequested(_ c: ClientID, _ request: SwitchRequest) {
+    mutating func switchesRequested(_ c: ClientID, _ asked: SwitchRequest) {
+        // A switch the client asks for as it asked last time is not asked again: a client
+        // that rewrites its properties does not flip a switch someone else changed since.
+        var request = asked
+        if model.clients[c] != nil {
+            let last = model.switchRequests[c] ?? SwitchRequest()
+            for s in GlobalSwitch.allCases where request[s] == last[s] { request[s] = nil }
+            PolicyStep.edit(&model.switchRequests[c, default: SwitchRequest()]) { kept in
+                for s in GlobalSwitch.allCases where asked[s] != nil { kept[s] = asked[s] }
+            }
+        }
+        guard !request.isEmpty else { return }
         if let refusal = switchRefusal(c, request) {
             for s in GlobalSwitch.allCases where request[s] != nil {
                 emit(.switchRefused(c, s, reason: refusal))
             }
             return
+        }
+        for s in GlobalSwitch.allCases {
+            if let on = request[s] { emit(.switchSet(c, s, on)) }
         }
         if let on = request.silentMode, model.silentMode != on {
             model.silentMode = on

@@ -62,23 +62,16 @@ extension PolicyStep {
 
     /// A client declares when its properties or one of its streams' carry `audio.session.*`.
     func computeDeclared(_ c: ClientID) -> Bool {
-        if let keys = model.clients[c]?.facts.sessionKeys, hasSessionKey(keys) { return true }
+        if model.clients[c]?.facts.declaration.declares == true { return true }
         return index.declaringStreamsOfClient[c]?.isEmpty == false
     }
 
     /// Keeps `declaringStreamsOfClient` in step after the stream came, changed or went.
     mutating func noteSessionKeys(ofStream n: NodeID, client c: ClientID) {
-        if let st = model.streams[n], hasSessionKey(st.facts.sessionKeys) {
+        if model.streams[n]?.facts.declaration.declares == true {
             index.declaringStreamsOfClient[c, default: []].insert(n)
         } else if index.declaringStreamsOfClient[c]?.remove(n) != nil, index.declaringStreamsOfClient[c]?.isEmpty == true {
             index.declaringStreamsOfClient[c] = nil
-        }
-    }
-
-    func hasSessionKey(_ props: Properties) -> Bool {
-        // `audio.session.control.*` (silent mode, screen lock from pw-session) declares nothing.
-        props.keys.contains {
-            $0.hasPrefix(DeclarationKey.prefix) && !$0.hasPrefix(DeclarationKey.controlPrefix) && $0 != DeclarationKey.library
         }
     }
 
@@ -120,7 +113,7 @@ extension PolicyStep {
     }
 
     func roleRule(_ n: NodeID) -> RoleRule {
-        guard let role = model.streams[n]?.facts.role, !role.isEmpty else {
+        guard let role = model.streams[n]?.facts.role, !role.rawValue.isEmpty else {
             return configuration.noRoleRule
         }
         return configuration.roleRule(role) ?? configuration.noRoleRule

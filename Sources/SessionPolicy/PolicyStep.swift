@@ -50,27 +50,79 @@ struct PolicyStep {
 
     mutating func run(_ event: Event) {
         switch event {
-        case .clientAdded(let c, let facts): clientAdded(c, facts)
-        case .clientChanged(let c, let facts): clientChanged(c, facts)
+        case .clientAdded(let c, let facts):
+            let (kept, refusal) = withinLimits(facts.declaration, previous: model.clients[c]?.facts.declaration)
+            var f = facts
+            f.declaration = kept
+            clientAdded(c, f)
+            if let refusal { notify(.client(c), .declarationRefused(refusal)) }
+            if let report = facts.playerReport { playerReportChanged(c, report) }
+        case .clientChanged(let c, let facts):
+            let (kept, refusal) = withinLimits(facts.declaration, previous: model.clients[c]?.facts.declaration)
+            var f = facts
+            f.declaration = kept
+            // Who a client is was established when it connected; a property change cannot
+            // change it, and a report is read from the client's own writing only.
+            if let known = model.clients[c] { f.identity = known.facts.identity }
+            f.playerReport = nil
+            clientChanged(c, f)
+            if let refusal { notify(.client(c), .declarationRefused(refusal)) }
         case .clientRemoved(let c): clientRemoved(c)
-        case .streamAdded(let n, let c, let direction, let facts): streamAdded(n, client: c, direction: direction, facts)
-        case .streamChanged(let n, let facts): streamChanged(n, facts)
+        case .streamAdded(let n, let c, let direction, let facts):
+            if direction == .input && facts.recordsMonitor {
+                monitorAdded(n)
+                return finish()
+            }
+            model.monitors.remove(n)
+            let (kept, refusal) = withinLimits(facts.declaration, previous: model.streams[n]?.facts.declaration)
+            var f = facts
+            f.declaration = kept
+            streamAdded(n, client: c, direction: direction, f)
+            if let refusal { notify(sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
+        case .streamChanged(let n, let facts):
+            guard !model.monitors.contains(n) else { return finish() }
+            let (kept, refusal) = withinLimits(facts.declaration, previous: model.streams[n]?.facts.declaration)
+            var f = facts
+            f.declaration = kept
+            streamChanged(n, f)
+            if let refusal { notify(sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
         case .streamRunning(let n, let running): streamRunning(n, running)
-        case .streamActivationRequested(let n): streamActivationRequested(n)
+        case .streamActivatedByOwner(let n): streamActivatedByOwner(n)
         case .streamReleasedToProgram(let n): streamReleasedToProgram(n)
-        case .streamRemoved(let n): streamRemoved(n)
+        case .streamRemoved(let n):
+            if model.monitors.remove(n) != nil { return finish() }
+            streamRemoved(n)
+            if model.publishedPlayers[n] != nil { refreshPlayers() }
         case .endpointAdded(let e, let kind, let facts): endpointAdded(e, kind: kind, facts)
         case .endpointChanged(let e, let facts): endpointChanged(e, facts)
         case .endpointRemoved(let e): endpointRemoved(e)
-        case .endpointPortLost(let e): endpointPortLost(e)
-        case .endpointPortRestored(let e, let facts): endpointPortRestored(e, facts)
+        case .endpointRoutesRead(let e, let reading): routesRead(e, reading)
         case .endpointMuteChanged(let e, let muted): endpointMuteChanged(e, muted: muted)
         case .linkAdded(let l, let output, let input): linkAdded(l, output: output, input: input)
         case .linkRemoved(let l): linkRemoved(l)
         case .switchesRequested(let c, let request): switchesRequested(c, request)
+        case .playerReportChanged(let c, let report): playerReportChanged(c, report)
+        case .moduleUnloading: return moduleUnloading()
         case .timerFired(let token): heldEndExpired(token)
         }
         finish()
+    }
+
+    /// What a declaration may hold (`DeclarationLimits`): one too large is refused as a
+    /// whole, and the last accepted one (`previous`) stays in force.
+    func withinLimits(_ facts: DeclarationFacts, previous: DeclarationFacts?) -> (DeclarationFacts, SessionError?) {
+        guard let refusal = DeclarationLimits.refusal(facts.size) else { return (facts, nil) }
+        return (previous ?? DeclarationFacts(), refusal)
+    }
+
+    /// R41: the module is going away. Every stream the policy holds paused is resumed, so
+    /// no pause outlives the policy; nothing else is decided (no notification, no publishing:
+    /// the metadata object goes with the module).
+    mutating func moduleUnloading() {
+        for n in model.streams.keys.sorted() where model.streams[n]?.pausedByPolicy == true {
+            model.streams[n]?.pausedByPolicy = false
+            fx.append(.resume(n))
+        }
     }
 
     /// The end of every event: membership of the derived sets, gains, hints, publishing.
@@ -93,6 +145,14 @@ struct PolicyStep {
     /// one lookup, and no copy of the mark to write back).
     static func edit<Value>(_ value: inout Value, _ body: (inout Value) -> Void) { body(&value) }
 
-    mutating func emit(_ e: Effect) { fx.append(e) }
+    mutating func emit(_ e: Effect) {
+        switch e {
+        case .pause(let n), .resume(let n):
+            // The policy's own pause or resume takes over from a pause it had let go of.
+            if model.streams[n]?.pauseReleased == true { model.streams[n]?.pauseReleased = false }
+        default: break
+        }
+        fx.append(e)
+    }
     mutating func notify(_ s: SessionID, _ n: Notification) { fx.append(.notify(s, n)) }
 }

@@ -88,6 +88,17 @@ public struct SessionPolicy: Sendable {
     /// Whether the policy holds this stream paused (its `pausedByPolicy`).
     public func holdsPaused(_ n: NodeID) -> Bool { model.streams[n]?.pausedByPolicy == true }
 
+    /// How many sessions have their state published now.
+    public var publishedSessionCount: Int { model.published.count }
+
+    /// How many per-object records the policy keeps beyond the graph itself (monitor
+    /// recorders, early route reads, MPRIS reports and the players published, switch
+    /// requests): 0 once every object is gone.
+    public var recordCount: Int {
+        model.monitors.count + model.earlyRoutes.count + model.playerReports.count + model.publishedPlayers.count
+            + model.switchRequests.count
+    }
+
     /// Every managed session and its current state (read access for tests and tools).
     public var sessions: [SessionID: SessionSnapshot] {
         let r = reader

@@ -74,6 +74,10 @@ public struct StreamInfo: Sendable, Equatable {
     /// The policy resumed it and the module has not reported it running yet: a decision
     /// waiting for its fact.
     public var resumedByPolicy: Bool
+    /// The policy let go of its pause (the program paused itself: `streamReleasedToProgram`)
+    /// while the module's pause still holds the node: the owner's next activation is still
+    /// a request the policy answers (R16). Cleared by the policy's next pause or resume.
+    public var pauseReleased: Bool = false
     /// The declaration in force from the stream's own properties.
     public var declaration: Declaration?
     /// The policy's duck gain currently applied (1 = none).
@@ -111,17 +115,31 @@ public struct StreamInfo: Sendable, Equatable {
 /// A sink or source.
 public struct EndpointInfo: Sendable, Equatable {
     public var kind: EndpointKind
-    public var facts: EndpointFacts
-    public var port: Port { facts.port }
+    public var facts: EndpointFacts { didSet { port = Self.port(kind, facts, route) } }
+    /// The route active on it as last read (a card's port); nil when none was read.
+    public var route: RouteReading? { didSet { port = Self.port(kind, facts, route) } }
+    /// Its port: the active route's type, unless the device fixes it or the route names none.
+    public private(set) var port: Port
+    /// The name of the route whose loss (it became unavailable: a jack pulled out) the
+    /// policy took for a loss of this node's port, until it is back.
+    public var lostRoute: String?
     /// The device switched away from this node's private port (jack unplugged).
-    public var portLost: Bool
+    public var portLost: Bool { lostRoute != nil }
     /// Source mute (R19).
     public var muted: Bool
-    public init(kind: EndpointKind, facts: EndpointFacts, portLost: Bool = false, muted: Bool = false) {
+    public init(kind: EndpointKind, facts: EndpointFacts, route: RouteReading? = nil, lostRoute: String? = nil, muted: Bool = false) {
         self.kind = kind
         self.facts = facts
-        self.portLost = portLost
+        self.route = route
+        self.port = Self.port(kind, facts, route)
+        self.lostRoute = lostRoute
         self.muted = muted
+    }
+
+    static func port(_ kind: EndpointKind, _ facts: EndpointFacts, _ route: RouteReading?) -> Port {
+        var p = facts.port
+        if !facts.portTypeFixedByDevice, let type = route?.portType(kind) { p.type = type }
+        return p
     }
 }
 
@@ -136,10 +154,10 @@ public struct EndpointInfo: Sendable, Equatable {
 public struct RelayInfo: Sendable, Equatable {
     public var client: ClientID
     /// `node.link-group`, shared with its sink.
-    public var linkGroup: String
+    public var linkGroup: LinkGroup
     public var facts: StreamFacts
 
-    public init(client: ClientID, linkGroup: String, facts: StreamFacts) {
+    public init(client: ClientID, linkGroup: LinkGroup, facts: StreamFacts) {
         self.client = client
         self.linkGroup = linkGroup
         self.facts = facts

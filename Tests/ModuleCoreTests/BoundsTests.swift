@@ -3,26 +3,15 @@ import SessionPolicy
 import PipeWireFacts
 import Testing
 
-/// Declarations have a size; the core keeps only what it reads (docs/trust.md).
+/// Declarations have a size (`DeclarationLimits`); the policy keeps only typed facts, each
+/// string cut to the translation's limit (docs/trust.md).
 @Suite struct BoundsTests {
-    /// Every PipeWire key the policy reads survives the bounds (a key dropped here is a
-    /// rule that silently stops working: loopbacks were no longer seen through without
-    /// `node.link-group`).
-    @Test func everyKeyThePolicyReadsIsKept() {
-        let read = ["api.alsa.path", "application.name", "application.process.binary", "device.api", "device.bus",
-                    "device.description", "device.form-factor", "device.port.type", "factory.name", "media.role",
-                    "node.description", "node.link-group", "node.name", "node.nick", "node.virtual"]
-        for key in read {
-            #expect(PropertyBounds.kept([key: "v"])[key] == "v", "\(key) is dropped")
-        }
-    }
-
     let sink = RecordingEffectSink()
     let core: ModuleCore
 
     init() {
         core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
-        core.handle(.clientAdded(ClientID(5), ["application.name": "app", "audio.session.category": "playback"]))
+        core.clientAdded(ClientID(5), ["application.name": "app", "audio.session.category": "playback"], identity: ClientIdentity())
         _ = sink.take()
     }
 
@@ -36,9 +25,8 @@ import Testing
         core.handle(.clientChanged(ClientID(5), ["application.name": "app", "audio.session.category": "playback",
                                                  "audio.session.mode": long]))
         #expect(refusals(sink.take()) == ["badParam"])
-        let kept = core.policy.snapshot().clients[ClientID(5)]?.facts.sessionKeys
-        #expect(kept?["audio.session.mode"] == nil)
-        #expect(kept?["audio.session.category"] == "playback")
+        let kept = core.policy.snapshot().clients[ClientID(5)]?.facts.declaration.declaration
+        #expect(kept == .valid(Declaration(category: .playback)))
         #expect(core.policy.sessions[.client(ClientID(5))]?.category == .playback)
     }
 
@@ -48,7 +36,7 @@ import Testing
         core.handle(.clientChanged(ClientID(5), props))
         #expect(refusals(sink.take()) == ["badParam"])
         #expect(core.policy.sessions[.client(ClientID(5))]?.category == .playback)
-        #expect(core.policy.snapshot().clients[ClientID(5)]?.facts.sessionKeys.count ?? 99 <= 3)
+        #expect(core.policy.snapshot().clients[ClientID(5)]?.facts.declaration.size.keys ?? 99 <= 3)
     }
 
     @Test func anOptionsListOfSeventeenEntriesIsRefused() {
@@ -56,7 +44,7 @@ import Testing
         core.handle(.streamAdded(NodeID(50), client: ClientID(6), direction: .output,
                                  ["audio.session.category": "playback", "audio.session.options": options]))
         #expect(refusals(sink.take()) == ["badParam"])
-        #expect(core.policy.snapshot().streams[NodeID(50)]?.facts.sessionKeys["audio.session.options"] == nil)
+        #expect(core.policy.snapshot().streams[NodeID(50)]?.facts.declaration == DeclarationFacts())
     }
 
     @Test func propertiesThePolicyDoesNotReadAreNotKeptAndLongNamesAreCut() {
@@ -65,7 +53,7 @@ import Testing
         core.handle(.streamAdded(NodeID(60), client: ClientID(7), direction: .output, props))
         let kept = core.policy.snapshot().streams[NodeID(60)]?.facts
         #expect(kept?.role == "Music")
-        #expect(kept?.sessionKeys.isEmpty == true)
+        #expect(kept?.declaration == DeclarationFacts())
         #expect(kept?.applicationName?.utf8.count == 256)
         #expect(refusals(sink.take()).isEmpty)
     }

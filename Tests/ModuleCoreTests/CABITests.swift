@@ -49,7 +49,7 @@ import Testing
         defer { as_core_free(core) }
         CProps(["media.role": "Music"]).with { as_core_stream_added(core, 10, 5, AS_STREAM_OUTPUT, $0) }
         as_core_stream_running(core, 10, true)
-        CProps(["audio.session.category": "playback"]).with { as_core_client_added(core, 6, $0) }
+        CProps(["audio.session.category": "playback"]).with { as_core_client_added(core, 6, $0, nil) }
         func published() -> [String: String] {
             var out: [String: String] = [:]
             for case .publish(let subject, let key, _, let value?) in effects.calls where key != "audio-session.event" {
@@ -71,16 +71,18 @@ import Testing
         let core = try newCore(CProps(["call.allowed-applications": "[ /usr/bin/linphone ]"]))
         defer { as_core_free(core) }
         let phone = CProps(["media.role": "Phone", "application.name": "/usr/bin/linphone"])
+        let client = CProps(["application.name": "/usr/bin/linphone"])
         "/usr/bin/linphone".withCString { exe in
-            var trusted = as_client_identity(executable: exe, app_id: nil, uid: 1000, sandboxed: false)
-            as_core_client_identity(core, 1, &trusted)
+            var trusted = as_client_identity(executable: exe, app_id: nil, uid: 1000, access: nil, flatpak: false)
+            client.with { as_core_client_added(core, 1, $0, &trusted) }
         }
-        var unknown = as_client_identity(executable: nil, app_id: nil, uid: -1, sandboxed: false)
-        as_core_client_identity(core, 2, &unknown)
-        var huge = as_client_identity(executable: nil, app_id: nil, uid: Int64.max, sandboxed: true)
-        as_core_client_identity(core, 3, &huge)
+        var unknown = as_client_identity(executable: nil, app_id: nil, uid: -1, access: nil, flatpak: false)
+        client.with { as_core_client_added(core, 2, $0, &unknown) }
+        "restricted".withCString { access in
+            var huge = as_client_identity(executable: nil, app_id: nil, uid: Int64.max, access: access, flatpak: true)
+            client.with { as_core_client_added(core, 3, $0, &huge) }
+        }
         for c in UInt32(1)...3 {
-            CProps(["application.name": "/usr/bin/linphone"]).with { as_core_client_added(core, c, $0) }
             phone.with { as_core_stream_added(core, c * 10, c, AS_STREAM_OUTPUT, $0) }
         }
         let priorities = Dictionary(effects.calls.metadataWrites.compactMap { w -> (UInt32, String)? in
@@ -93,7 +95,8 @@ import Testing
     @Test func nullCoreIsIgnoredByEveryEntryPoint() {
         let props = CProps(["media.role": "Music"])
         props.with { p in
-            as_core_client_added(nil, 1, p)
+            var identity = as_client_identity(executable: nil, app_id: nil, uid: -1, access: nil, flatpak: false)
+            as_core_client_added(nil, 1, p, &identity)
             as_core_client_changed(nil, 1, p)
             as_core_stream_added(nil, 2, 1, AS_STREAM_OUTPUT, p)
             as_core_stream_changed(nil, 2, p)
@@ -101,8 +104,6 @@ import Testing
             as_core_endpoint_changed(nil, 3, p)
             as_core_client_own_properties(nil, 1, p)
         }
-        var identity = as_client_identity(executable: nil, app_id: nil, uid: -1, sandboxed: false)
-        as_core_client_identity(nil, 1, &identity)
         as_core_republish(nil)
         as_core_stream_running(nil, 2, true)
         as_core_stream_activated(nil, 2)
@@ -139,7 +140,7 @@ import Testing
     @Test func nullPropsNullItemsAndZeroItemsAreEmptyPropertySets() throws {
         let core = try newCore()
         defer { as_core_free(core) }
-        as_core_client_added(core, 1, nil)
+        as_core_client_added(core, 1, nil, nil)
         let music = CProps(["media.role": "Music"])
         // n_items 0 over real items: nothing is read.
         music.with(nItems: 0) { as_core_stream_added(core, 10, 1, AS_STREAM_OUTPUT, $0) }
@@ -176,7 +177,7 @@ import Testing
             (key: nil, value: nil),
             (key: Array("application.name".utf8), value: Array("nullish".utf8)),
         ])
-        props.with { as_core_client_added(core, 5, $0) }
+        props.with { as_core_client_added(core, 5, $0, nil) }
         props.with { as_core_stream_added(core, 50, 5, AS_STREAM_OUTPUT, $0) }
         as_core_stream_running(core, 50, true)
         #expect(as_core_stream_count(core) == 1)
@@ -196,7 +197,7 @@ import Testing
             (key: Array("application.name".utf8), value: bad),
             (key: [0xFE, 0x6B], value: bad),  // a key that is not UTF-8
         ])
-        client.with { as_core_client_added(core, 7, $0) }
+        client.with { as_core_client_added(core, 7, $0, nil) }
         let stream = CProps([
             (key: Array("media.role".utf8), value: [0x4D, 0x75, 0xFF, 0x69, 0x63]),  // "Mu\xFFic": no such role
             (key: Array("media.class".utf8), value: Array("Stream/Output/Audio".utf8)),
@@ -217,7 +218,7 @@ import Testing
         defer { as_core_free(core) }
         let long = String(repeating: "x", count: 64 * 1024)
         let client = CProps(["application.name": long, "audio.session.mode": long])
-        client.with { as_core_client_added(core, 8, $0) }
+        client.with { as_core_client_added(core, 8, $0, nil) }
         let stream = CProps(["media.role": long, "node.name": long])
         stream.with { as_core_stream_added(core, 80, 8, AS_STREAM_OUTPUT, $0) }
         as_core_stream_running(core, 80, true)
@@ -235,7 +236,7 @@ import Testing
         let sink = CProps(["node.name": "headphones", "device.form-factor": "headphones", "media.class": "Audio/Sink"])
         sink.with { as_core_endpoint_added(core, UInt32.max, AS_ENDPOINT_SINK, $0) }
         let music = CProps(["media.role": "Music", "application.name": "max"])
-        music.with { as_core_client_added(core, UInt32.max, $0) }
+        music.with { as_core_client_added(core, UInt32.max, $0, nil) }
         music.with { as_core_stream_added(core, 0, UInt32.max, AS_STREAM_OUTPUT, $0) }
         as_core_link_added(core, 0, 0, UInt32.max)
         as_core_stream_running(core, 0, true)
@@ -286,7 +287,7 @@ import Testing
         as_core_client_removed(core, 1)
         as_core_link_removed(core, 5)
         let music = CProps(["media.role": "Music"])
-        music.with { as_core_client_added(core, 1, $0) }
+        music.with { as_core_client_added(core, 1, $0, nil) }
         music.with { as_core_stream_added(core, 10, 1, AS_STREAM_OUTPUT, $0) }
         as_core_stream_running(core, 10, true)
         #expect(as_core_stream_count(core) == 1)

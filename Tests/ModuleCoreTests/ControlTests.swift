@@ -3,7 +3,8 @@ import SessionPolicy
 import PipeWireFacts
 import Testing
 
-/// Silent mode and screen lock from a client's own properties (R20, Control.swift).
+/// Silent mode and screen lock from a client's own properties (R20): the module core reads
+/// the request (`SwitchRequest(pipeWire:)`), the policy decides (`PolicyStep+Switches`).
 @Suite struct ControlTests {
     let sink = RecordingEffectSink()
     let core: ModuleCore
@@ -18,7 +19,7 @@ import Testing
         var ambient = Recorded.pwPlayStream(id: Self.ambientStream, client: Self.ambientClient, role: "Music", serial: 50)
         ambient["media.role"] = nil
         ambient["audio.session.category"] = "ambient"
-        let events: [GraphEvent] = Recorded.idleGraph
+        let events: [Event] = Recorded.idleGraph
             + Recorded.play(client: Self.ambientClient, Recorded.pwCatClient(id: Self.ambientClient, pid: 100, serial: 48),
                             stream: Self.ambientStream, ambient, links: [44, 45], sink: Recorded.speakerID)
             + Recorded.pwPlay(client: Self.musicClient, pid: 101, clientSerial: 49, stream: Self.musicStream, role: "Music",
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func r20PermittedClientTurningSilentModeOnSilencesOnlyTheAmbientStream() {
-        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        core.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted"), identity: ClientIdentity())
         #expect(sink.take().streamEffects.isEmpty)
         let calls = change(controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": "true"]))
         #expect(calls.streamEffects == [.silence(Self.ambientStream, true)])
@@ -57,13 +58,13 @@ import Testing
     }
 
     @Test func r20ScreenLockFromAClientAlreadySetAtConnectSilencesTheAmbientStream() {
-        core.handle(.clientAdded(ClientID(Self.controller),
-                                 controllerProps(access: "unrestricted", ["audio.session.control.screen-lock": "true"])))
+        core.clientAdded(ClientID(Self.controller),
+                                 controllerProps(access: "unrestricted", ["audio.session.control.screen-lock": "true"]), identity: ClientIdentity())
         #expect(sink.take().streamEffects == [.silence(Self.ambientStream, true)])
     }
 
     @Test func flatpakClientIsRefusedWithAWarningAndNoEffect() {
-        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "flatpak")))
+        core.clientAdded(ClientID(Self.controller), controllerProps(access: "flatpak"), identity: ClientIdentity())
         _ = sink.take()
         let calls = change(controllerProps(access: "flatpak", ["audio.session.control.silent-mode": "true"]))
         #expect(calls.streamEffects.isEmpty)
@@ -76,8 +77,8 @@ import Testing
 
     @Test func restrictedClientIsRefusedToo() {
         let calls = { () -> [EffectCall] in
-            core.handle(.clientAdded(ClientID(Self.controller),
-                                     controllerProps(access: "restricted", ["audio.session.control.screen-lock": "true"])))
+            core.clientAdded(ClientID(Self.controller),
+                                     controllerProps(access: "restricted", ["audio.session.control.screen-lock": "true"]), identity: ClientIdentity())
             return sink.take()
         }()
         #expect(calls.streamEffects.isEmpty)
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func aRepeatedIdenticalValueIsNotReapplied() {
-        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        core.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted"), identity: ClientIdentity())
         let props = controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": "true"])
         #expect(change(props).streamEffects == [.silence(Self.ambientStream, true)])
         // The client's properties change again (another key), the switch does not.
@@ -98,7 +99,7 @@ import Testing
     }
 
     @Test func aSwitchStaysAsSetAfterTheClientLeaves() {
-        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        core.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted"), identity: ClientIdentity())
         _ = change(controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": "true"]))
         core.handle(.clientRemoved(ClientID(Self.controller)))
         #expect(sink.take().streamEffects.isEmpty)
@@ -106,7 +107,7 @@ import Testing
     }
 
     @Test func valuesOtherThanTrueOrFalseAreIgnored() {
-        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        core.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted"), identity: ClientIdentity())
         for value in ["1", "yes", "TRUE", "", "true "] {
             let calls = change(controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": value]))
             #expect(calls.streamEffects.isEmpty, "\(value)")
@@ -117,7 +118,7 @@ import Testing
     // MARK: one request, one decision
 
     @Test func r20BothSwitchesInOneOwnUpdateAreOneRequestPublishedOnce() {
-        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        core.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted"), identity: ClientIdentity())
         _ = sink.take()
         let calls = change(controllerProps(access: "unrestricted", [
             "audio.session.control.silent-mode": "true", "audio.session.control.screen-lock": "true",
@@ -133,7 +134,7 @@ import Testing
     }
 
     @Test func r20TheModuleLogsThePolicysRefusalOfEachSwitch() {
-        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "flatpak")))
+        core.clientAdded(ClientID(Self.controller), controllerProps(access: "flatpak"), identity: ClientIdentity())
         _ = sink.take()
         let calls = change(controllerProps(access: "flatpak", [
             "audio.session.control.silent-mode": "true", "audio.session.control.screen-lock": "true",
@@ -148,7 +149,7 @@ import Testing
     }
 
     @Test func r20ARestrictedAccessInTheClientsOwnUpdateRefusesItsRequest() {
-        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        core.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted"), identity: ClientIdentity())
         _ = sink.take()
         let update: Properties = ["pipewire.access": "restricted", "audio.session.control.silent-mode": "true"]
         core.ownPropertiesWritten(ClientID(Self.controller), update)
@@ -163,7 +164,7 @@ import Testing
     // MARK: what a client cannot forge
 
     @Test func r20AnotherClientWritingTheSwitchIntoATrustedClientsPropertiesChangesNothing() {
-        core.handle(.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted")))
+        core.clientAdded(ClientID(Self.controller), controllerProps(access: "unrestricted"), identity: ClientIdentity())
         _ = sink.take()
         // pw_client_update_properties on the controller's global, from another connection:
         // the daemon reports the new set, but the controller sent nothing.
@@ -177,10 +178,10 @@ import Testing
     @Test func r20AFlatpakClientThatClaimsUnrestrictedAccessAtConnectIsStillRefused() {
         // PipeWire 0.3.65 keeps a pipewire.access the client brings; the module's own
         // look at the process (its Flatpak instance file) says sandboxed.
-        core.setIdentity(ClientIdentity(executable: "/app/bin/game", appID: "org.example.Game", uid: 1000, sandboxed: true),
-                         of: ClientID(Self.controller))
-        core.handle(.clientAdded(ClientID(Self.controller),
-                                 controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": "true"])))
+        core.clientAdded(ClientID(Self.controller),
+                         controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": "true"]),
+                         identity: ClientIdentity(executable: "/app/bin/game", appID: "org.example.Game", uid: 1000,
+                                                  access: "unrestricted", inFlatpak: true))
         let calls = sink.take()
         #expect(calls.streamEffects.isEmpty)
         #expect(calls.logs.contains { $0.0 == .warn && $0.1.contains("sandboxed") })
@@ -195,25 +196,23 @@ import Testing
         var props = controllerProps(access: "unrestricted", ["audio.session.control.silent-mode": "true"])
         props["application.name"] = "/usr/bin/pw-session"
         props["application.process.binary"] = "/usr/bin/pw-session"
-        core.setIdentity(ClientIdentity(executable: "/usr/bin/python3", uid: 1000), of: ClientID(71))
-        core.handle(.clientAdded(ClientID(71), props))
+        core.clientAdded(ClientID(71), props, identity: ClientIdentity(executable: "/usr/bin/python3", uid: 1000))
         #expect(core.policy.snapshot().silentMode == false)
         #expect(sink.take().logs.contains { $0.0 == .warn && $0.1.contains("control.allowed-applications") })
 
-        core.setIdentity(ClientIdentity(executable: "/usr/bin/pw-session", uid: 1000), of: ClientID(72))
-        core.handle(.clientAdded(ClientID(72), props))
+        core.clientAdded(ClientID(72), props, identity: ClientIdentity(executable: "/usr/bin/pw-session", uid: 1000))
         #expect(core.policy.snapshot().silentMode == true)
     }
 
-    @Test func r10IdentityKeysAClientOrStreamBringsAreReplacedByTheModulesOwn() {
+    @Test func r10WhatAClientOrStreamSaysOfItsIdentityIsNotRead() {
         var config = PolicyConfiguration()
         config.callPriorityApplications = ["/usr/bin/linphone"]
         let core = ModuleCore(configuration: config, effects: RecordingEffectSink())
         let forged: Properties = [
-            IdentityKey.executable: "/usr/bin/linphone", IdentityKey.sandboxed: "false", "media.role": "Phone",
+            "audio-session.identity.executable": "/usr/bin/linphone", "audio-session.identity.sandboxed": "false",
+            "pipewire.sec.pid": "1", "application.process.binary": "/usr/bin/linphone", "media.role": "Phone",
         ]
-        core.setIdentity(ClientIdentity(executable: "/usr/bin/pw-play", uid: 1000, sandboxed: true), of: ClientID(80))
-        core.handle(.clientAdded(ClientID(80), forged))
+        core.clientAdded(ClientID(80), forged, identity: ClientIdentity(executable: "/usr/bin/pw-play", uid: 1000, access: "restricted"))
         core.handle(.streamAdded(NodeID(81), client: ClientID(80), direction: .output, forged))
         core.handle(.clientChanged(ClientID(80), forged))
         core.flush()

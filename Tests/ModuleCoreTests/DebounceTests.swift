@@ -17,7 +17,7 @@ import Testing
         _ = sink.recording.take()
     }
 
-    func declaring(_ category: String) -> GraphEvent {
+    func declaring(_ category: String) -> Event {
         var p = Recorded.musicClient
         p["audio.session.category"] = category
         return .clientChanged(ClientID(Self.client), p)
@@ -29,7 +29,9 @@ import Testing
         for category in ["playback", "ambient", "soloAmbient"] {
             let event = declaring(category)
             core.handle(event)
-            if case .clientChanged(let c, let props) = event { core.ownPropertiesWritten(c, props) }
+            var props = Recorded.musicClient
+            props["audio.session.category"] = category
+            core.ownPropertiesWritten(ClientID(Self.client), props)
         }
         #expect(core.pendingChangeCount == 1)
         #expect(sink.recording.take().streamEffects.isEmpty)
@@ -101,7 +103,7 @@ import Testing
         let c = try #require(withUnsafePointer(to: &table) { as_core_new(nil, $0, data, nil, 0) })
         defer { as_core_free(c) }
         let props = CProps(["audio.session.category": "bogus"])
-        props.with { as_core_client_added(c, 7, $0) }
+        props.with { as_core_client_added(c, 7, $0, nil) }
         props.with { as_core_client_changed(c, 7, $0) }
         props.with { as_core_client_changed(c, 7, $0) }
         #expect(box.requests == 1)

@@ -4,8 +4,8 @@ import PipeWireFacts
 import Testing
 
 /// A sound card's sink whose headphone jack can be pulled (like the fake-jack fixture):
-/// the module reports the card's routes as facts (`ModuleCore.endpointRoutesRead`), the
-/// core's `EndpointRoutes` decides what changed.
+/// the module reports the card's routes as facts (`as_core_endpoint_routes`, translated
+/// into `Event.endpointRoutesRead`), the policy decides what changed (`PolicyStep+Ports`).
 @Suite struct EndpointRoutesTests {
     let sink = RecordingEffectSink()
     let core: ModuleCore
@@ -16,18 +16,20 @@ import Testing
         name: "card", description: "Card", formFactor: "internal", priority: 3000, id: card, serial: 70)
     static let headphones = "analog-output-headphones", speaker = "analog-output-speaker"
 
-    static func read(_ active: String, _ availability: EndpointRouteFacts.Availability = .yes,
-                     unavailable: Set<String> = []) -> EndpointRouteFacts {
-        EndpointRouteFacts(name: active, portType: active == headphones ? "headphones" : "speaker",
-                           availability: availability, unavailable: unavailable)
+    static func read(_ active: String, _ availability: RouteReading.Availability = .yes,
+                     unavailable: [String] = []) -> RouteReading {
+        RouteReading(name: active, portType: active == headphones ? "headphones" : "speaker",
+                     availability: availability, unavailable: unavailable)
     }
+
+    func routesRead(_ n: NodeID, _ reading: RouteReading) { core.handle(.endpointRoutesRead(n, reading)) }
 
     /// The card's routes are read before its sink appears (headphones active), then music
     /// plays on it.
     init() {
         core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
         for e in Recorded.idleGraph { core.handle(e) }
-        core.endpointRoutesRead(NodeID(Self.card), Self.read(Self.headphones))
+        routesRead(NodeID(Self.card), Self.read(Self.headphones))
         core.handle(.endpointAdded(NodeID(Self.card), kind: .sink, Self.cardSink))
         let music = Recorded.play(
             client: Self.musicClient, Recorded.pwCatClient(id: Self.musicClient, pid: 101, serial: 71),
@@ -49,8 +51,8 @@ import Testing
     /// music plays on headphones (a private output).
     @Test func routesReadBeforeTheEndpointGiveItsPortWhenAdded() {
         #expect(cardEndpoint?.port.type == .headphones)
-        #expect(core.activeRoute(ofEndpoint: NodeID(Self.card))?.portType == "headphones")
-        #expect(core.activeRoute(ofEndpoint: NodeID(Self.card))?.name == Self.headphones)
+        #expect(cardEndpoint?.route?.sinkPortType == .headphones)
+        #expect(cardEndpoint?.route?.name == Self.headphones)
         #expect(!musicPaused)
     }
 
@@ -64,9 +66,9 @@ import Testing
         props["device.route.name"] = "analog-output-headphones"
         core.handle(.endpointAdded(other, kind: .sink, props))
         #expect(core.policy.snapshot().endpoints[other]?.port.type == .builtInSpeaker)
-        core.endpointRoutesRead(other, EndpointRouteFacts(name: "analog-output-lineout", portType: "line", availability: .yes))
+        routesRead(other, RouteReading(name: "analog-output-lineout", portType: "line", availability: .yes, unavailable: []))
         #expect(core.policy.snapshot().endpoints[other]?.port.type == .lineOut)
-        core.endpointRoutesRead(other, EndpointRouteFacts(name: "hdmi-output-0", portType: "hdmi", availability: .yes))
+        routesRead(other, RouteReading(name: "hdmi-output-0", portType: "hdmi", availability: .yes, unavailable: []))
         #expect(core.policy.snapshot().endpoints[other]?.port.type == .HDMI)
     }
 
@@ -76,12 +78,12 @@ import Testing
         core.handle(.endpointAdded(other, kind: .sink, Recorded.nullSink(
             name: "usb", description: "USB", formFactor: "internal", priority: 10, id: 80, serial: 81)))
         #expect(core.policy.snapshot().endpoints[other]?.port.type != .headphones)
-        core.endpointRoutesRead(other, Self.read(Self.headphones))
+        routesRead(other, Self.read(Self.headphones))
         #expect(core.policy.snapshot().endpoints[other]?.port.type == .headphones)
         #expect(core.policy.snapshot().endpoints[other]?.portLost == false)
         // The same read again changes nothing.
         _ = sink.take()
-        core.endpointRoutesRead(other, Self.read(Self.headphones))
+        routesRead(other, Self.read(Self.headphones))
         #expect(sink.take().streamEffects.isEmpty)
     }
 
@@ -89,7 +91,7 @@ import Testing
     /// its speaker. A loss (R30): the music is paused before the speaker port plays it,
     /// then the endpoint is on the speaker port.
     @Test func jackOutWhileTheCardAlreadySwitchedIsALoss() {
-        core.endpointRoutesRead(NodeID(Self.card), Self.read(Self.speaker, unavailable: [Self.headphones]))
+        routesRead(NodeID(Self.card), Self.read(Self.speaker, unavailable: [Self.headphones]))
         let calls = sink.take()
         #expect(calls.pausedNodes == [Self.musicStream])
         #expect(calls.streamEffects.first == .pause(Self.musicStream))
@@ -97,41 +99,41 @@ import Testing
         #expect(musicPaused)
         #expect(cardEndpoint?.portLost == true)
         #expect(cardEndpoint?.port.type != .headphones)
-        #expect(core.activeRoute(ofEndpoint: NodeID(Self.card))?.name == Self.speaker)
+        #expect(cardEndpoint?.route?.name == Self.speaker)
     }
 
     /// Jack out before the card switches: the loss at once, the speaker port when it comes.
     @Test func jackOutThenTheSwitchIsOneLoss() {
-        core.endpointRoutesRead(NodeID(Self.card), Self.read(Self.headphones, .no, unavailable: [Self.headphones]))
+        routesRead(NodeID(Self.card), Self.read(Self.headphones, .no, unavailable: [Self.headphones]))
         #expect(sink.take().pausedNodes == [Self.musicStream])
         #expect(cardEndpoint?.portLost == true)
-        core.endpointRoutesRead(NodeID(Self.card), Self.read(Self.speaker, unavailable: [Self.headphones]))
+        routesRead(NodeID(Self.card), Self.read(Self.speaker, unavailable: [Self.headphones]))
         #expect(sink.take().streamEffects.isEmpty)
-        #expect(core.activeRoute(ofEndpoint: NodeID(Self.card))?.name == Self.speaker)
+        #expect(cardEndpoint?.route?.name == Self.speaker)
     }
 
     /// R33: the user chooses the speaker port while the headphones are still plugged in:
     /// not a loss, the music goes on (on the speaker port).
     @Test func anotherPortChosenWhileTheOldIsAvailableIsTheUsersChoice() {
-        core.endpointRoutesRead(NodeID(Self.card), Self.read(Self.speaker))
+        routesRead(NodeID(Self.card), Self.read(Self.speaker))
         let calls = sink.take()
         #expect(calls.streamEffects.isEmpty)
         #expect(!routeChanges(calls).contains("oldDeviceUnavailable"))
         #expect(!musicPaused)
         #expect(cardEndpoint?.portLost == false)
-        #expect(core.activeRoute(ofEndpoint: NodeID(Self.card))?.name == Self.speaker)
+        #expect(cardEndpoint?.route?.name == Self.speaker)
         #expect(cardEndpoint?.port.type != .headphones)
     }
 
     /// Jack back in: the lost port is active and available again. Restored (the port no
     /// longer counts as lost, only a restoration does that), and the music stays paused (R31).
     @Test func theLostPortsReturnIsARestoration() {
-        core.endpointRoutesRead(NodeID(Self.card), Self.read(Self.speaker, unavailable: [Self.headphones]))
+        routesRead(NodeID(Self.card), Self.read(Self.speaker, unavailable: [Self.headphones]))
         _ = sink.take()
         // The card still lists the headphones as unavailable while switching back: no return yet.
-        core.endpointRoutesRead(NodeID(Self.card), Self.read(Self.headphones, .no, unavailable: [Self.headphones]))
+        routesRead(NodeID(Self.card), Self.read(Self.headphones, .no, unavailable: [Self.headphones]))
         #expect(cardEndpoint?.portLost == true)
-        core.endpointRoutesRead(NodeID(Self.card), Self.read(Self.headphones))
+        routesRead(NodeID(Self.card), Self.read(Self.headphones))
         let calls = sink.take()
         #expect(cardEndpoint?.portLost == false)
         #expect(cardEndpoint?.port.type == .headphones)
@@ -150,7 +152,7 @@ import Testing
 
     /// Nothing is kept for an endpoint once it is gone.
     @Test func aRemovedEndpointLeavesNoRecord() {
-        for e: GraphEvent in [.clientRemoved(ClientID(Self.musicClient)), .streamRemoved(NodeID(Self.musicStream)),
+        for e: Event in [.clientRemoved(ClientID(Self.musicClient)), .streamRemoved(NodeID(Self.musicStream)),
                          .linkRemoved(LinkID(63)), .linkRemoved(LinkID(64)), .endpointRemoved(NodeID(Self.card)),
                          .endpointRemoved(NodeID(Recorded.speakerID)), .endpointRemoved(NodeID(Recorded.headphonesID)),
                          .clientRemoved(ClientID(32)), .clientRemoved(ClientID(34))] {
@@ -163,7 +165,7 @@ import Testing
 }
 
 /// A sink's monitor recorder (`pw-record -P stream.capture.sink=true`, pavucontrol's
-/// meters) is reported by the module like every stream; the core keeps it from the policy.
+/// meters) is reported by the module like every stream; the policy makes it no session.
 @Suite struct MonitorStreamTests {
     let core = ModuleCore(configuration: PolicyConfiguration(), effects: RecordingEffectSink())
 
@@ -175,11 +177,11 @@ import Testing
     @Test(arguments: [["stream.capture.sink": "true"], ["stream.monitor": "true"], ["stream.capture.sink": "1"]])
     func aMonitorRecorderIsNoSession(_ extra: Properties) {
         let n = NodeID(20)
-        core.handle(.clientAdded(ClientID(10), ["application.name": "pw-cat"]))
+        core.clientAdded(ClientID(10), ["application.name": "pw-cat"], identity: ClientIdentity())
         core.handle(.streamAdded(n, client: ClientID(10), direction: .input, Self.recorder(extra)))
         core.handle(.streamRunning(n, true))
         core.handle(.streamChanged(n, Self.recorder(extra)))
-        core.handle(.streamActivationRequested(n))
+        core.handle(.streamActivatedByOwner(n))
         #expect(!core.policy.hasStream(n))
         #expect(core.policy.sessions.isEmpty)
         core.handle(.streamRemoved(n))
@@ -195,7 +197,7 @@ import Testing
     ] as [(StreamDirection, Properties)])
     func otherStreamsAreSessions(_ direction: StreamDirection, _ extra: Properties) {
         let n = NodeID(20)
-        core.handle(.clientAdded(ClientID(10), ["application.name": "pw-cat"]))
+        core.clientAdded(ClientID(10), ["application.name": "pw-cat"], identity: ClientIdentity())
         core.handle(.streamAdded(n, client: ClientID(10), direction: direction, Self.recorder(extra)))
         core.handle(.streamRunning(n, true))
         #expect(core.policy.hasStream(n))
@@ -217,7 +219,9 @@ import Testing
     /// Music plays, a phone call interrupts it: the policy holds the music paused.
     static func interrupted() -> (ModuleCore, RecordingEffectSink) {
         let sink = RecordingEffectSink()
-        let core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
+        var configuration = PolicyConfiguration()
+        configuration.daemonUserID = 1000
+        let core = ModuleCore(configuration: configuration, effects: sink)
         for e in Recorded.idleGraph + Recorded.musicPlays + Recorded.phonePlays { core.handle(e) }
         #expect(core.policy.snapshot().streams[NodeID(Recorded.musicStreamID)]?.pausedByPolicy == true)
         _ = sink.take()
@@ -228,20 +232,20 @@ import Testing
     @Test func activatingAStreamThePolicyHoldsPausedIsAnActivationRequest() {
         let (core, sink) = Self.interrupted()
         let (reference, referenceSink) = Self.interrupted()
-        core.streamActivated(NodeID(Recorded.musicStreamID))
-        reference.handle(.streamActivationRequested(NodeID(Recorded.musicStreamID)))
+        core.handle(.streamActivatedByOwner(NodeID(Recorded.musicStreamID)))
+        // The owner's start as the policy's own rule reads it: as if it ran again (R16).
+        reference.handle(.streamRunning(NodeID(Recorded.musicStreamID), true))
         let calls = sink.take().filter { if case .log = $0 { return false } else { return true } }
         #expect(!calls.isEmpty)
         #expect(calls == referenceSink.take().filter { if case .log = $0 { return false } else { return true } })
-        #expect(core.policy.snapshot() == reference.policy.snapshot())
     }
 
     /// A stream the policy does not hold (the phone call, a stream it never paused): nothing.
     @Test func activatingAnyOtherStreamIsNoRequest() {
         let (core, sink) = Self.interrupted()
         let before = core.policy.snapshot()
-        core.streamActivated(NodeID(Recorded.phoneStreamID))
-        core.streamActivated(NodeID(999))
+        core.handle(.streamActivatedByOwner(NodeID(Recorded.phoneStreamID)))
+        core.handle(.streamActivatedByOwner(NodeID(999)))
         #expect(sink.take().isEmpty)
         #expect(core.policy.snapshot() == before)
     }
@@ -252,25 +256,23 @@ import Testing
     @Test func activatingAStreamReleasedToItsProgramIsStillARequest() {
         let (core, sink) = Self.interrupted()
         let music = NodeID(Recorded.musicStreamID)
-        core.daemonUserID = 1000
-        core.setIdentity(ClientIdentity(executable: "/usr/bin/pw-session", uid: 1000, sandboxed: false), of: ClientID(70))
-        core.handle(.clientAdded(ClientID(70), ["application.name": "pw-session",
-                                                PlayerReports.releasedKey: "\(music.raw)"]))
+        core.clientAdded(ClientID(70), ["application.name": "pw-session", DeclarationKey.mprisReleased: "\(music.raw)"],
+                         identity: ClientIdentity(executable: "/usr/bin/pw-session", uid: 1000))
         #expect(core.policy.snapshot().streams[music]?.pausedByPolicy == false)
         _ = sink.take()
-        core.streamActivated(music)
+        core.handle(.streamActivatedByOwner(music))
         #expect(sink.take().pausedNodes == [music.raw])
         #expect(core.policy.snapshot().streams[music]?.pausedByPolicy == true)
         // Once is enough: the policy holds it again, and nothing is left to remember.
         core.handle(.clientRemoved(ClientID(70)))
-        core.undoPauses()
+        core.unload()
         #expect(sink.take().resumedNodes == [music.raw])
     }
 
     /// The module goes away: exactly the streams the policy holds paused are resumed (R41).
-    @Test func undoPausesResumesWhatThePolicyHoldsPaused() {
+    @Test func r41UnloadingResumesWhatThePolicyHoldsPaused() {
         let (core, sink) = Self.interrupted()
-        core.undoPauses()
+        core.unload()
         #expect(sink.take() == [.resume(Recorded.musicStreamID)])
     }
 }

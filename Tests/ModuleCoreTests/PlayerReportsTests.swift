@@ -3,7 +3,8 @@ import SessionPolicy
 import PipeWireFacts
 import Testing
 
-/// The MPRIS bridge's reports (PlayerReports.swift, docs/mpris.md) through the module core.
+/// The MPRIS bridge's reports (docs/mpris.md) through the module core: read by the
+/// translation (`PlayerReport(pipeWire:)`), decided by the policy (`PolicyStep+Players`).
 @Suite struct PlayerReportsTests {
     let sink = RecordingEffectSink()
     let core: ModuleCore
@@ -13,9 +14,10 @@ import Testing
 
     /// A Music stream plays on the speaker; a Phone stream interrupts it.
     init() {
-        core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
-        core.daemonUserID = 1000
-        let events: [GraphEvent] = Recorded.idleGraph
+        var configuration = PolicyConfiguration()
+        configuration.daemonUserID = 1000
+        core = ModuleCore(configuration: configuration, effects: sink)
+        let events: [Event] = Recorded.idleGraph
             + Recorded.pwPlay(client: Self.musicClient, pid: 101, clientSerial: 49, stream: Self.musicStream, role: "Music",
                               streamSerial: 51, links: [46, 47], sink: Recorded.speakerID)
             + Recorded.pwPlay(client: Self.callClient, pid: 102, clientSerial: 52, stream: Self.callStream, role: "Phone",
@@ -27,10 +29,10 @@ import Testing
     /// The bridge connects with the identity the module establishes for it (`uid`,
     /// `sandboxed`) and its reports in its properties.
     func connectBridge(uid: UInt32? = 1000, sandboxed: Bool = false, _ reports: Properties) {
-        core.setIdentity(ClientIdentity(executable: "/usr/bin/pw-session", uid: uid, sandboxed: sandboxed), of: ClientID(Self.bridge))
         var p = Recorded.pwCatClient(id: Self.bridge, pid: 200, serial: 90)
         p["application.name"] = "pw-session"
-        core.handle(.clientAdded(ClientID(Self.bridge), p.merging(reports) { $1 }))
+        core.clientAdded(ClientID(Self.bridge), p.merging(reports) { $1 },
+                         identity: ClientIdentity(executable: "/usr/bin/pw-session", uid: uid, inFlatpak: sandboxed))
     }
 
     var musicHeld: Bool { core.policy.snapshot().streams[NodeID(Self.musicStream)]?.pausedByPolicy == true }
@@ -38,13 +40,13 @@ import Testing
     @Test func aTrustedBridgeGetsItsPlayerPublishedAndItsReleaseApplied() {
         #expect(musicHeld)
         connectBridge([
-            PlayerReports.governedKey: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv", PlayerReports.releasedKey: "",
+            DeclarationKey.mprisGoverned: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv", DeclarationKey.mprisReleased: "",
         ])
         #expect(sink.take().contains(.publish(subject: Self.musicStream, key: MetadataFormat.mprisKey, type: MetadataFormat.jsonType,
                                               value: #"{"player":"org.mpris.MediaPlayer2.mpv"}"#)))
         #expect(musicHeld)
         core.ownPropertiesWritten(ClientID(Self.bridge), [
-            PlayerReports.governedKey: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv", PlayerReports.releasedKey: "\(Self.musicStream)",
+            DeclarationKey.mprisGoverned: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv", DeclarationKey.mprisReleased: "\(Self.musicStream)",
         ])
         let calls = sink.take()
         #expect(!musicHeld)
@@ -62,9 +64,9 @@ import Testing
     func anUntrustedClientsReportsAreIgnored(uid: UInt32?, sandboxed: Bool) {
         connectBridge(uid: uid, sandboxed: sandboxed, [
             "pipewire.sec.uid": "1000", "pipewire.access": "unrestricted",
-            PlayerReports.governedKey: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv", PlayerReports.releasedKey: "\(Self.musicStream)",
+            DeclarationKey.mprisGoverned: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv", DeclarationKey.mprisReleased: "\(Self.musicStream)",
         ])
-        core.ownPropertiesWritten(ClientID(Self.bridge), [PlayerReports.releasedKey: "\(Self.musicStream)"])
+        core.ownPropertiesWritten(ClientID(Self.bridge), [DeclarationKey.mprisReleased: "\(Self.musicStream)"])
         let calls = sink.take()
         #expect(musicHeld)
         #expect(!calls.contains { if case .publish(_, MetadataFormat.mprisKey, _, _) = $0 { return true } else { return false } })
@@ -73,26 +75,26 @@ import Testing
 
     @Test func aReportReadsAtMostMaxEntries() {
         let many = (0..<100_000).map { String($0) }.joined(separator: " ")
-        let r = PlayerReports([PlayerReports.releasedKey: many])
-        #expect(r.released.count == PlayerReports.maxEntries)
+        let r = PlayerReport(pipeWire: [DeclarationKey.mprisReleased: many])
+        #expect(r?.released.count == PlayerReport.maximumEntries)
     }
 
     @Test func malformedReportsAreSkipped() {
-        let r = PlayerReports([
-            PlayerReports.governedKey: "43=org.mpris.MediaPlayer2.mpv x=org.mpris.MediaPlayer2.a 44=com.example.Player 45=org.mpris.MediaPlayer2.\"} 46 =",
-            PlayerReports.releasedKey: "43 -1 abc 99999999999 44",
+        let r = PlayerReport(pipeWire: [
+            DeclarationKey.mprisGoverned: "43=org.mpris.MediaPlayer2.mpv x=org.mpris.MediaPlayer2.a 44=com.example.Player 45=org.mpris.MediaPlayer2.\"} 46 =",
+            DeclarationKey.mprisReleased: "43 -1 abc 99999999999 44",
         ])
-        #expect(r.governed == [NodeID(43): "org.mpris.MediaPlayer2.mpv"])
-        #expect(r.released == [NodeID(43), NodeID(44)])
+        #expect(r?.governed == [NodeID(43): "org.mpris.MediaPlayer2.mpv"])
+        #expect(r?.released == [NodeID(43), NodeID(44)])
     }
 
     @Test func aStreamThatGoesTakesItsPublishedPlayerAlong() {
         connectBridge([
-            PlayerReports.governedKey: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv",
+            DeclarationKey.mprisGoverned: "\(Self.musicStream)=org.mpris.MediaPlayer2.mpv",
         ])
         _ = sink.take()
         core.handle(.streamRemoved(NodeID(Self.musicStream)))
         #expect(sink.take().contains(.publish(subject: Self.musicStream, key: MetadataFormat.mprisKey, type: MetadataFormat.jsonType, value: nil)))
-        #expect(core.publishedPlayers.isEmpty)
+        #expect(core.policy.snapshot().publishedPlayers.isEmpty)
     }
 }

@@ -84,7 +84,7 @@ enum Recorded {
     static let phoneStream = pwPlayStream(id: phoneStreamID, client: phoneClientID, role: "Phone", serial: 69)
 
     /// The sandbox before anything plays: daemon and WirePlumber clients, two sinks.
-    static let idleGraph: [GraphEvent] = [
+    static let idleGraph: [Event] = [
         .clientAdded(ClientID(32), daemonClient),
         .clientAdded(ClientID(34), wireplumberClient),
         .endpointAdded(NodeID(speakerID), kind: .sink, speaker),
@@ -94,7 +94,7 @@ enum Recorded {
     /// pw-play connects, its stream appears, WirePlumber links it (FL, FR) to the
     /// default sink (the headphones) and the stream starts running.
     static func play(client: UInt32, _ clientProps: Properties, stream: UInt32, _ streamProps: Properties,
-                     links: [UInt32], sink: UInt32) -> [GraphEvent] {
+                     links: [UInt32], sink: UInt32) -> [Event] {
         [.clientAdded(ClientID(client), clientProps),
          .streamAdded(NodeID(stream), client: ClientID(client), direction: .output, streamProps)]
             + links.map { .linkAdded(LinkID($0), output: NodeID(stream), input: NodeID(sink)) }
@@ -104,7 +104,7 @@ enum Recorded {
     /// `pw-play --media-role <role>` as `play` records it: its client and stream as pw-cat
     /// makes them.
     static func pwPlay(client: UInt32, pid: Int, clientSerial: Int, stream: UInt32, role: String, streamSerial: Int,
-                       links: [UInt32], sink: UInt32) -> [GraphEvent] {
+                       links: [UInt32], sink: UInt32) -> [Event] {
         play(client: client, pwCatClient(id: client, pid: pid, serial: clientSerial), stream: stream,
              pwPlayStream(id: stream, client: client, role: role, serial: streamSerial), links: links, sink: sink)
     }
@@ -116,7 +116,7 @@ enum Recorded {
 
     /// `pw-cli destroy` of the headphones: the node's destroy hook runs while its
     /// links still exist, then the links go.
-    static let headphonesRemoved: [GraphEvent] =
+    static let headphonesRemoved: [Event] =
         [.endpointRemoved(NodeID(headphonesID))]
         + (musicLinks + phoneLinks).map { .linkRemoved(LinkID($0)) }
 }

@@ -13,7 +13,7 @@ import Testing
         core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
     }
 
-    func feed(_ events: [GraphEvent]) -> [EffectCall] {
+    func feed(_ events: [Event]) -> [EffectCall] {
         for e in events { core.handle(e) }
         return sink.take()
     }
@@ -170,7 +170,7 @@ import Testing
         let last = calls.metadataWrites.last { $0.key == "audio-session.session" }
         #expect(last?.subject == Recorded.musicStreamID)
         #expect(last != nil && last?.value == nil)
-        #expect(core.publishedSessions.isEmpty)
+        #expect(core.policy.publishedSessionCount == 0)
     }
 
     @Test func r3NavigationPromptDucksTheMusicWithTheDefaultRampsAndRestoresIt() {

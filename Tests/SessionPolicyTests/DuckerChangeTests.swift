@@ -16,7 +16,7 @@ struct DuckerChangeTests {
             .streamAdded(N(14), client: C(2), direction: .output, ["media.role": "Music"]),
             .clientChanged(C(2), ["audio.session.category": "playback", "audio.session.mode": "voicePrompt", "audio.session.options": "duckOthers,interruptSpokenAudioAndMixWithOthers"]),
             .streamAdded(N(10), client: C(1), direction: .output, ["media.role": "Accessibility"]),
-            .streamActivationRequested(N(14)),
+            .streamActivatedByOwner(N(14)),
             .streamRunning(N(10), true),
             .clientChanged(C(2), ["audio.session.category": "playback", "audio.session.options": "duckOthers", "audio.session.active": "true"]),
         ]

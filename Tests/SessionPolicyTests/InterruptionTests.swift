@@ -92,13 +92,13 @@ struct InterruptionTests {
         w.legacy(20, client: 2, role: "Music")
         w.play(10)
         w.play(20)
-        #expect(w.decide(.streamActivationRequested(N(10))) == [
+        #expect(w.decide(.streamActivatedByOwner(N(10))) == [
             .pause(N(20)), began(legacyS(20)), ended(legacyS(10), resume: false), .resume(N(10)),
         ])
         w.legacy(30, client: 3, role: "Phone")
         w.play(30)
         // During a call the user presses play on 20: refused, paused again, no second began.
-        #expect(w.decide(.streamActivationRequested(N(20))) == [.pause(N(20))])
+        #expect(w.decide(.streamActivatedByOwner(N(20))) == [.pause(N(20))])
     }
 
     @Test("R17 alerts neither interrupt nor duck a session that prefers no interruptions from system alerts")

@@ -57,12 +57,12 @@ enum RandomGraph {
         case 4: return .streamChanged(n, streamVariants[x % streamVariants.count])
         case 5, 6, 21: return .streamRunning(n, true)
         case 7: return .streamRunning(n, false)
-        case 8: return .streamActivationRequested(n)
+        case 8: return .streamActivatedByOwner(n)
         case 9: return .streamRemoved(n)
         case 10: return endpointEvent(b)
         case 11: return .endpointRemoved(N(endpointIDs[b % 3]))
-        case 12: return .endpointPortLost(N(50))
-        case 13: return .endpointPortRestored(N(50), headphonesProps)
+        case 12: return .headphonePortLost(N(50))
+        case 13: return .headphonePortRestored(N(50))
         case 14: return .endpointMuteChanged(N(5), muted: x % 2 == 0)
         case 15:
             let l = L(UInt32(100 + a * 6 + b % 3))
@@ -97,7 +97,7 @@ struct InvariantChecker {
     mutating func run(_ event: Event) {
         // The owner re-activating a node the policy paused undoes that pause (R16).
         switch event {
-        case .streamActivationRequested(let n), .streamRunning(let n, true):
+        case .streamActivatedByOwner(let n), .streamRunning(let n, true):
             if policy.snapshot().streams[n]?.pausedByPolicy == true {
                 paused.remove(n)
                 ownerResumed = [n]

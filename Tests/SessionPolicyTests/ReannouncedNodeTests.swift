@@ -13,7 +13,7 @@ struct ReannouncedNodeTests {
         #expect(invariantProblems([
             .clientChanged(C(1), ["audio.session.category": "playAndRecord", "audio.session.mode": "voiceChat", "audio.session.active": "true"]),
             .streamAdded(N(14), client: C(2), direction: .output, [:]),
-            .streamActivationRequested(N(14)),
+            .streamActivatedByOwner(N(14)),
             .streamAdded(N(14), client: C(2), direction: .output, ["media.role": "Game"]),
             .streamRunning(N(14), true),
         ]) == [])
@@ -21,7 +21,7 @@ struct ReannouncedNodeTests {
         #expect(invariantProblems([
             .streamAdded(N(10), client: C(1), direction: .output, ["media.role": "Navigation"]),
             .clientChanged(C(2), ["audio.session.category": "playAndRecord", "audio.session.mode": "voiceChat", "audio.session.active": "true"]),
-            .streamActivationRequested(N(10)),
+            .streamActivatedByOwner(N(10)),
             .streamAdded(N(10), client: C(1), direction: .output, ["media.role": "Movie"]),
             .streamRunning(N(10), true),
         ]) == [])

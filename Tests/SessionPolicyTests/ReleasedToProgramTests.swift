@@ -19,7 +19,7 @@ struct ReleasedToProgramTests {
         #expect(w.decide(.streamRunning(N(20), false)) == [ended(legacyS(10), resume: true)])
         #expect(w.session(legacyS(10))?.active == false)
         // The player's own Play (its node re-activated) is an activation like any other.
-        #expect(w.decide(.streamActivationRequested(N(10))) == [])
+        #expect(w.decide(.streamActivatedByOwner(N(10))) == [])
         #expect(w.session(legacyS(10))?.active == true)
     }
 
@@ -31,7 +31,7 @@ struct ReleasedToProgramTests {
         w.play(10)
         _ = w.decide(.streamRunning(N(20), true))
         _ = w.decide(.streamReleasedToProgram(N(10)))
-        #expect(w.decide(.streamActivationRequested(N(10))) == [.pause(N(10))])
+        #expect(w.decide(.streamActivatedByOwner(N(10))) == [.pause(N(10))])
         #expect(w.policy.snapshot().streams[N(10)]?.pausedByPolicy == true)
     }
 

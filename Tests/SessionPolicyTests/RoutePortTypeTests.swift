@@ -39,7 +39,7 @@ struct RoutePortTypeTests {
     @Test("§8 a route whose port type says nothing leaves the endpoint's own properties to decide")
     func section8ARouteWithoutAUsablePortTypeLeavesThePropertiesToDecide() {
         let usb: Properties = ["device.api": "alsa", "device.bus": "usb", "node.name": "alsa_output.usb"]
-        #expect(Port.from(usb, kind: .sink, route: ActiveRoute(name: "analog-output", portType: "analog")).type == .usbAudio)
-        #expect(Port.from(usb, kind: .sink, route: ActiveRoute(name: "analog-output-speaker", portType: "speaker")).type == .builtInSpeaker)
+        #expect(Port.from(usb, kind: .sink, routeName: "analog-output", routePortType: "analog").type == .usbAudio)
+        #expect(Port.from(usb, kind: .sink, routeName: "analog-output-speaker", routePortType: "speaker").type == .builtInSpeaker)
     }
 }

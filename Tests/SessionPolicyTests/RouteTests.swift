@@ -8,6 +8,7 @@ struct RouteTests {
     func world(_ configure: (inout PolicyConfiguration) -> Void = { _ in }) -> World {
         var w = World(configure)
         w.sink(50, headphonesProps)
+        w.when(.headphonePortRead(N(50)))
         w.sink(60, speakerProps)
         return w
     }
@@ -49,20 +50,20 @@ struct RouteTests {
         w.play(10)
         w.play(20)
         let lost = Route(outputs: [headphonesPort])
-        #expect(w.decide(.endpointPortLost(N(50))) == [
+        #expect(w.decide(.headphonePortLost(N(50))) == [
             .pause(N(10)), .pause(N(20)),
             .notify(clientS(1), .routeChange(reason: .oldDeviceUnavailable, previous: lost, current: Route())),
             began(clientS(1), .routeDisconnected),
             .notify(legacyS(20), .routeChange(reason: .oldDeviceUnavailable, previous: lost, current: Route())),
         ])
-        #expect(w.decide(.endpointPortRestored(N(50), headphonesProps)) == [])
+        #expect(w.decide(.headphonePortRestored(N(50))) == [])
 
         var v = world { $0.resumeLegacyOnDeviceReturn = true }
         v.legacy(20, client: 2, role: nil)
         v.link(2, 20, 50)
         v.play(20)
-        _ = v.decide(.endpointPortLost(N(50)))
-        #expect(v.decide(.endpointPortRestored(N(50), headphonesProps)) == [.resume(N(20))])
+        _ = v.decide(.headphonePortLost(N(50)))
+        #expect(v.decide(.headphonePortRestored(N(50))) == [.resume(N(20))])
     }
 
     @Test("R32 a new device sends newDeviceAvailable and playback continues")
@@ -133,9 +134,9 @@ struct RouteTests {
         #expect(Port.from(["device.bus": "bluetooth", "api.bluez5.profile": "headset-head-unit"], kind: .sink).type == .bluetoothHFP)
         #expect(Port.from(["device.api": "alsa", "device.bus": "usb"], kind: .sink).type == .usbAudio)
         #expect(Port.from(["device.api": "alsa", "node.name": "alsa_output.pci.hdmi-stereo"], kind: .sink).type == .HDMI)
-        #expect(Port.from(["device.api": "alsa"], kind: .sink, route: ActiveRoute(name: "analog-output-headphones", portType: "headphones")).type == .headphones)
+        #expect(Port.from(["device.api": "alsa"], kind: .sink, routeName: "analog-output-headphones", routePortType: "headphones").type == .headphones)
         // A route without a port type: its name is a hint, as an ALSA path is.
-        #expect(Port.from(["device.api": "alsa"], kind: .source, route: ActiveRoute(name: "analog-input-headset-mic")).type == .headsetMic)
+        #expect(Port.from(["device.api": "alsa"], kind: .source, routeName: "analog-input-headset-mic").type == .headsetMic)
         // `port.type` is the route's, never a node property: a stream or client cannot make a sink private by it.
         #expect(Port.from(["device.api": "alsa", "port.type": "headphones", "node.name": "speaker"], kind: .sink).type == .builtInSpeaker)
         #expect(Port.from(["device.api": "alsa", "api.alsa.path": "analog-input-headset-mic"], kind: .source).type == .headsetMic)

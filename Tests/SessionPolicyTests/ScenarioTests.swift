@@ -68,7 +68,7 @@ struct ScenarioTests {
         nav(&v)
         #expect(v.activate(1) == [.pause(N(30)), began(clientS(3)), activated(clientS(1))])
         #expect(v.deactivate(1, notifyOthers: true) == [activated(clientS(1)), ended(clientS(3), resume: true)])
-        #expect(v.decide(.streamActivationRequested(N(30))) == [.resume(N(30))])
+        #expect(v.decide(.streamActivatedByOwner(N(30))) == [.resume(N(30))])
     }
 
     @Test("S5 blog app: UI sounds as alerts never interrupt anything")
@@ -100,16 +100,17 @@ struct ScenarioTests {
     func s7UnpluggedHeadphonesPauseTheMusicAndNothingReachesTheSpeakers() {
         var w = World()
         w.sink(50, headphonesProps)
+        w.when(.headphonePortRead(N(50)))
         w.sink(60, speakerProps)
         w.legacy(10, client: 1, role: "Music")
         w.link(1, 10, 50)
         w.play(10)
-        #expect(w.decide(.endpointPortLost(N(50))) == [
+        #expect(w.decide(.headphonePortLost(N(50))) == [
             .pause(N(10)),
             .notify(legacyS(10), .routeChange(reason: .oldDeviceUnavailable, previous: Route(outputs: [headphonesPort]), current: Route())),
         ])
         #expect(w.decide(.linkRemoved(L(1)), .linkAdded(L(2), output: N(10), input: N(60))) == [])
-        #expect(w.decide(.endpointPortRestored(N(50), headphonesProps)) == [])
+        #expect(w.decide(.headphonePortRestored(N(50))) == [])
         #expect(w.policy.snapshot().streams[N(10)]?.pausedByPolicy == true)
     }
 

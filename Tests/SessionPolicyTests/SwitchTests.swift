@@ -6,7 +6,7 @@ import Testing
 /// identity the module established for the client (its record's `ClientFacts.identity`).
 @Suite("The global switches are granted (R20)")
 struct SwitchTests {
-    static let sandboxed = ClientIdentity(executable: "/usr/bin/pw-session", uid: 1000, sandboxed: true)
+    static let sandboxed = ClientIdentity(executable: "/usr/bin/pw-session", uid: 1000, access: .restricted)
     static let pwSession = ClientIdentity(executable: "/usr/bin/pw-session", uid: 1000)
 
     /// An ambient stream 10 plays (silenced by either switch); client `c` has `identity`.
@@ -57,19 +57,29 @@ struct SwitchTests {
         ])
         #expect(w.policy.global.silentMode == false)
         #expect(w.policy.global.screenLocked == false)
-        #expect(w.decide(.switchesRequested(C(2), SwitchRequest(screenLock: true)))
+        // Asked again unchanged: no new request, nothing to refuse again.
+        #expect(w.decide(.switchesRequested(C(2), SwitchRequest(screenLock: true))) == [])
+        #expect(w.decide(.switchesRequested(C(2), SwitchRequest(screenLock: false)))
             == [.switchRefused(C(2), .screenLock, reason: .sandboxed)])
+    }
+
+    @Test("a granted request names each switch it set, once: asked again unchanged, nothing")
+    func aGrantedRequestNamesEachSwitchOnce() {
+        var w = Self.world(2, Self.pwSession)
+        #expect(w.when(.switchesRequested(C(2), Self.both(true))).filter { if case .switchSet = $0 { true } else { false } }
+            == [.switchSet(C(2), .silentMode, true), .switchSet(C(2), .screenLock, true)])
+        #expect(w.when(.switchesRequested(C(2), Self.both(true))) == [])
     }
 
     @Test("sandboxed by the properties the request came with refuses; not sandboxed there grants nothing")
     func sandboxedWithTheRequestOnlyRefuses() {
         var w = Self.world(2, Self.pwSession)
-        #expect(w.decide(.switchesRequested(C(2), SwitchRequest(silentMode: true, sandboxed: true)))
+        #expect(w.decide(.switchesRequested(C(2), SwitchRequest(silentMode: true, access: .restricted)))
             == [.switchRefused(C(2), .silentMode, reason: .sandboxed)])
         #expect(w.policy.global.silentMode == false)
 
         var v = Self.world(2, Self.sandboxed)
-        #expect(v.decide(.switchesRequested(C(2), SwitchRequest(silentMode: true, sandboxed: false)))
+        #expect(v.decide(.switchesRequested(C(2), SwitchRequest(silentMode: true, access: .unrestricted)))
             == [.switchRefused(C(2), .silentMode, reason: .sandboxed)])
     }
 

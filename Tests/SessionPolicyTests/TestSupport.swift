@@ -6,11 +6,12 @@ func C(_ raw: UInt32) -> ClientID { ClientID(raw) }
 func N(_ raw: UInt32) -> NodeID { NodeID(raw) }
 func L(_ raw: UInt32) -> LinkID { LinkID(raw) }
 
-/// The decisions in an effect list: everything but publishing (publishing has its own tests).
+/// The decisions in an effect list: everything but publishing and the switch log
+/// (publishing and switches have their own tests).
 func decisions(_ effects: [Effect]) -> [Effect] {
     effects.filter {
         switch $0 {
-        case .publishSession, .publishGlobal: return false
+        case .publishSession, .publishGlobal, .switchSet: return false
         default: return true
         }
     }
@@ -45,9 +46,11 @@ struct World {
 
     // MARK: given
 
+    /// A client; the identity the module would establish for it is read from the test's
+    /// `IdentityKey` properties (`ClientIdentity(testProperties:)`).
     mutating func client(_ c: UInt32, _ props: Properties = [:]) {
         clientProps[C(c)] = props
-        when(.clientAdded(C(c), props))
+        when(.clientAdded(C(c), props, identity: ClientIdentity(testProperties: props)))
     }
 
     /// A declared client: category/mode/options as given.
@@ -134,3 +137,18 @@ let switchClient = C(9_000)
 func silent(_ on: Bool) -> Event { .switchesRequested(switchClient, SwitchRequest(silentMode: on)) }
 func locked(_ on: Bool) -> Event { .switchesRequested(switchClient, SwitchRequest(screenLock: on)) }
 func clientS(_ c: UInt32) -> SessionID { .client(C(c)) }
+
+/// A card's sink and its headphone jack, as the module reads the card's routes.
+extension Event {
+    /// The headphone port read as the sink's active route.
+    static func headphonePortRead(_ e: NodeID) -> Event {
+        .endpointRoutesRead(e, RouteReading(name: "analog-output-headphones", portType: "headphones", availability: .yes, unavailable: []))
+    }
+    /// Jack out: the headphone port unavailable, the card already on its speaker port.
+    static func headphonePortLost(_ e: NodeID) -> Event {
+        .endpointRoutesRead(e, RouteReading(
+            name: "analog-output-speaker", portType: "speaker", availability: .yes, unavailable: ["analog-output-headphones"]))
+    }
+    /// Jack back in: the headphone port active and available again.
+    static func headphonePortRestored(_ e: NodeID) -> Event { headphonePortRead(e) }
+}

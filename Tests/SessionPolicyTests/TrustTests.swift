@@ -5,7 +5,7 @@ import Testing
 /// Priority is granted on the identity the module established, never on what a client
 /// declares or calls itself (R10, and the alarm class).
 @Suite struct TrustTests {
-    static let sandboxed = ClientIdentity(executable: "/usr/bin/pw-play", uid: 1000, sandboxed: true).properties
+    static let sandboxed = ClientIdentity(executable: "/usr/bin/pw-play", uid: 1000, access: .restricted).properties
     static let softphone = ClientIdentity(executable: "/usr/bin/linphone", uid: 1000).properties
 
     @Test func r10ARestrictedClientPlayingWithRolePhoneGetsNormalPriorityAndInterruptsNoMixableAudio() {
@@ -65,7 +65,7 @@ import Testing
         w.stream(30, client: 3, .output, ["media.role": "Phone"])
         #expect(w.session(legacyS(30))?.priority == .call)
         // A Flatpak app named by its id, sandboxed or not.
-        w.client(4, ClientIdentity(executable: "/app/bin/phone", appID: "org.example.Phone", sandboxed: true).properties)
+        w.client(4, ClientIdentity(executable: "/app/bin/phone", appID: "org.example.Phone", access: .restricted).properties)
         w.stream(40, client: 4, .output, ["media.role": "Phone"])
         #expect(w.session(legacyS(40))?.priority == .call)
     }
@@ -80,6 +80,6 @@ import Testing
         #expect(!id.isNamed(by: "uid:99999999999999999999"))
         #expect(id.isNamed(by: "org.example.Phone"))
         #expect(!ClientIdentity().isNamed(by: ""))
-        #expect(ClientIdentity(id.properties) == id)
+        #expect(ClientIdentity(testProperties: id.properties) == id)
     }
 }

@@ -97,9 +97,8 @@ void as_core_flush(as_core *core);
 /** The timer asked for with schedule_timer() ran out. */
 void as_core_timer_fired(as_core *core, uint64_t token);
 
-/** The module is going away: resumes, through the resume effect, every stream the core
- * holds paused, so that no pause outlives the policy (R41). Call it just before
- * as_core_free. */
+/** The module is going away: the policy undoes its pauses through the resume effect, so
+ * that no pause outlives it (R41). Call it just before as_core_free. */
 void as_core_undo_pauses(as_core *core);
 
 /** Publishes the current state again (global state, then every session's) through the
@@ -107,25 +106,37 @@ void as_core_undo_pauses(as_core *core);
  * Decides held property changes first. */
 void as_core_republish(as_core *core);
 
-/* Clients (one connection each). Properties are the full current set. */
-void as_core_client_added(as_core *core, uint32_t client_id, const struct as_props *props);
-void as_core_client_changed(as_core *core, uint32_t client_id, const struct as_props *props);
-void as_core_client_removed(as_core *core, uint32_t client_id);
+/** What a node is, by its `media.class`: the module watches streams and endpoints only. */
+enum as_node_class {
+	AS_NODE_OTHER = 0,		/**< nothing the policy is concerned with */
+	AS_NODE_STREAM_OUTPUT = 1,	/**< a stream that plays */
+	AS_NODE_STREAM_INPUT = 2,	/**< a stream that captures (a sink's monitor recorder too) */
+	AS_NODE_SINK = 3,
+	AS_NODE_SOURCE = 4,
+};
+/** Classifies a node by its `media.class` (NULL: AS_NODE_OTHER). Needs no core. */
+enum as_node_class as_core_classify_node(const char *media_class);
 
-/** Who a client is, from what the daemon knows of its connection (never from the
- * client's own properties): call priority, alarm priority and the global switches are
- * granted on this. */
+/** What the daemon knows of a client's connection (never the client's own properties):
+ * the policy grants call priority, alarm priority and the global switches on who this
+ * makes the client. Strings are only borrowed for the call. */
 struct as_client_identity {
 	const char *executable;	/**< /proc/<pid>/exe of `pipewire.sec.pid`; NULL if unknown */
 	const char *app_id;	/**< Flatpak application id from the instance's .flatpak-info; NULL if none */
 	int64_t uid;		/**< `pipewire.sec.uid`, -1 if unknown */
-	bool sandboxed;		/**< restricted by the access module, or in a Flatpak sandbox */
+	const char *access;	/**< `pipewire.access` as the daemon has it; NULL if unset */
+	bool flatpak;		/**< the process runs in a Flatpak sandbox (its instance file exists) */
 };
-/** Before as_core_client_added: the client's identity (kept until it is removed). */
-void as_core_client_identity(as_core *core, uint32_t client_id, const struct as_client_identity *identity);
+
+/* Clients (one connection each). Properties are the full current set. */
+/** A client connected; `identity` is what the module established for it (NULL: none). */
+void as_core_client_added(as_core *core, uint32_t client_id, const struct as_props *props,
+		const struct as_client_identity *identity);
+void as_core_client_changed(as_core *core, uint32_t client_id, const struct as_props *props);
+void as_core_client_removed(as_core *core, uint32_t client_id);
 /** The client updated its own properties on its own connection (not another client
- * writing them): `props` is the update as it sent it. Global switch requests are read
- * from here only. */
+ * writing them): `props` is the update as it sent it. Global switch requests and MPRIS
+ * reports are read from here only. */
 void as_core_client_own_properties(as_core *core, uint32_t client_id, const struct as_props *props);
 
 /* Streams: every Stream/Output/Audio and Stream/Input/Audio node, a sink's monitor

@@ -1,20 +1,4 @@
-import SessionPolicy
-
-/// A device's active route (a card's port: its headphone jack, its speaker) as the module
-/// read it from the device's `Route` param: the route's name and the `port.type` of its
-/// info, in PipeWire's terms. The translation turns the port type into the policy's
-/// `PortType` by its exact value (`PortType(routePortType:kind:)`).
-public struct ActiveRoute: Sendable, Equatable {
-    /// The route's name (`analog-output-headphones`).
-    public var name: String
-    /// Its info `port.type` (`headphones`, `speaker`, `hdmi`...); empty when it has none.
-    public var portType: String
-
-    public init(name: String, portType: String = "") {
-        self.name = name
-        self.portType = portType
-    }
-}
+import AudioSessionVocabulary
 
 extension PortType {
     /// The port type a route's `port.type` names. The values are the ALSA card profile's
