@@ -5,7 +5,7 @@ enum Arbitration: Equatable {
     case refused(SessionError, blocker: SessionID)
 }
 
-extension PolicyStep {
+extension PolicyReading {
     /// Decides whether `s` may become active now, and whom it interrupts.
     func arbitrate(_ s: SessionID, _ t: SessionTraits) -> Arbitration {
         // R10 / R6: a call holds audio; only calls and accessibility get through.
@@ -32,7 +32,7 @@ extension PolicyStep {
         if t.isAlert && configuration.alertsDuringPreferNoInterruptions == .holdBack {
             if let a = Self.lowest(index.activeNoAlerts, where: { a in a != s }) {
                 return .refused(
-                    SessionError(code: .insufficientPriority, message: "\(a) prefers no interruptions from system alerts, so the alert is model.held back. [R17]"),
+                    SessionError(code: .insufficientPriority, message: "\(a) prefers no interruptions from system alerts, so the alert is held back. [R17]"),
                     blocker: a)
             }
         }
@@ -87,6 +87,17 @@ extension PolicyStep {
         return best
     }
 
+    /// `setActive(false, options: .notifyOthersOnDeactivation)`.
+    func wantsNotifyOthers(_ c: ClientID) -> Bool {
+        if model.clients[c]?.facts.declaration.notifyOthersOnDeactivation == true { return true }
+        for n in index.declaringStreamsOfClient[c] ?? [] where model.streams[n]?.facts.declaration.notifyOthersOnDeactivation == true {
+            return true
+        }
+        return false
+    }
+}
+
+extension PolicyStep {
     /// Activates `s` (explicitly, `audio.session.active=true`, or implicitly on play).
     /// - Returns: whether the session is active afterwards.
     @discardableResult
@@ -104,7 +115,7 @@ extension PolicyStep {
             // §1 Game: ambient when other audio is already playing, soloAmbient otherwise.
             let other = index.playing.contains { clientOf($0) != t.client }
             m.adaptiveCategory = other ? .ambient : .soloAmbient
-            model.marks[s] = m
+            state.setMarks(s, m)
             if let updated = traits(s) { t = updated }
         }
         switch arbitrate(s, t) {
@@ -123,9 +134,7 @@ extension PolicyStep {
                 notify(s, .interruptionEnded(shouldResume: false))
             }
             justActivated.insert(s)
-            Self.edit(&model.marks[s, default: SessionMarks()]) { m in
-                m.active = true
-            }
+            state.updateMarks(s) { $0.active = true }
             updateMembership(s)
             takeOverHeldEnds(s, t)
             refreshGains(s)
@@ -143,13 +152,13 @@ extension PolicyStep {
                 // R18: the program stopped on its own while interrupted.
                 i.pausedItself = true
                 m.interruption = i
-                model.marks[s] = m
+                state.setMarks(s, m)
             }
             if explicit { notify(s, .activationResult(.success(nil))) }
             return
         }
         m.active = false
-        model.marks[s] = m
+        state.setMarks(s, m)
         updateMembership(s)
         if explicit {
             // R8: deactivating with running streams succeeds with an isBusy warning.
@@ -180,7 +189,7 @@ extension PolicyStep {
         guard let asked else {
             if m.requestedActive != nil {
                 m.requestedActive = nil
-                model.marks[s] = m
+                state.setMarks(s, m)
             }
             return
         }
@@ -196,21 +205,12 @@ extension PolicyStep {
         guard m.requestedActive != wanted || (request != nil && request != m.activationRequest) else { return }
         m.requestedActive = wanted
         m.activationRequest = request
-        model.marks[s] = m
+        state.setMarks(s, m)
         if wanted {
             activate(s, explicit: true)
         } else {
             deactivate(s, notifyOthers: wantsNotifyOthers(c), explicit: true)
         }
-    }
-
-    /// `setActive(false, options: .notifyOthersOnDeactivation)`.
-    func wantsNotifyOthers(_ c: ClientID) -> Bool {
-        if model.clients[c]?.facts.declaration.notifyOthersOnDeactivation == true { return true }
-        for n in index.declaringStreamsOfClient[c] ?? [] where model.streams[n]?.facts.declaration.notifyOthersOnDeactivation == true {
-            return true
-        }
-        return false
     }
 
     /// R5: a changed declaration of an active session applies at once.
@@ -220,7 +220,7 @@ extension PolicyStep {
             // R5: when the route changes after this, the reason is categoryChange.
             var m = model.marks[s] ?? SessionMarks()
             m.routeBeforeCategoryChange = route(s)
-            model.marks[s] = m
+            state.setMarks(s, m)
         }
         guard isActive(s), let t = traits(s), t != before else { return }
         updateMembership(s)

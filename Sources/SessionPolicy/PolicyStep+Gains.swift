@@ -2,12 +2,12 @@
 /// `AVAudioSession.CategoryOptions.duckOthers`, `secondaryAudioShouldBeSilencedHint`.
 
 /// The gain and silence applied to all of a session's output streams.
-struct UniformGains: Equatable {
+struct UniformGains: Hashable {
     var gain: Float
     var silenced: Bool
 }
 
-extension PolicyStep {
+extension PolicyReading {
     /// A duck level from configuration, kept within [0, 1] whatever was configured.
     static func clampLevel(_ level: Float) -> Float {
         guard level.isFinite else { return 1 }
@@ -47,7 +47,9 @@ extension PolicyStep {
         }
         return false
     }
+}
 
+extension PolicyStep {
     /// Emits the duck and silence changes of the session's output streams.
     mutating func refreshGains(_ s: SessionID) {
         guard let t = traits(s), !t.unmanaged else { return }
@@ -55,17 +57,9 @@ extension PolicyStep {
         let silenced = desiredSilence(s, t)
         switch s {
         case .client(let c):
-            guard let nodes = index.streamsOfClient[c]?.nodes, nodes.count > 1 else {
-                // One stream (or none): read directly; no cached gain to keep.
-                if !index.uniformGains.isEmpty { index.uniformGains[c] = nil }
-                if let n = index.streamsOfClient[c]?.first { applyGains(s, n, gain: gain, silenced: silenced) }
-                return
-            }
-            let wanted = UniformGains(gain: gain, silenced: silenced)
-            // Every output stream is already there: nothing to change.
-            if index.uniformGains[c] == wanted { return }
-            for n in nodes { applyGains(s, n, gain: gain, silenced: silenced) }
-            index.uniformGains[c] = wanted
+            // Every output stream is already there: nothing to change, nothing walked.
+            if index.uniformGains(c) == UniformGains(gain: gain, silenced: silenced) { return }
+            for n in index.streamsOfClient[c]?.nodes ?? [] { applyGains(s, n, gain: gain, silenced: silenced) }
         case .stream(let n):
             applyGains(s, n, gain: gain, silenced: silenced)
         }
@@ -73,22 +67,13 @@ extension PolicyStep {
 
     /// Brings one output stream of `s` to the wanted gain and silence (effects only on change).
     mutating func applyGains(_ s: SessionID, _ n: NodeID, gain: Float, silenced: Bool) {
-        // Read and changed in place (no copy of the stream's properties).
-        guard let i = model.streams.index(forKey: n) else { return }
-        var ramp: UInt32?
-        var silenceChanged = false
-        let down = configuration.duckRampDownMilliseconds
-        let up = configuration.duckRampUpMilliseconds
-        Self.edit(&model.streams.values[i]) { st in
-            guard st.direction == .output else { return }
-            if st.duckGain != gain {
-                ramp = gain < st.duckGain ? down : up
-                st.duckGain = gain
-            }
-            if st.silenced != silenced {
-                st.silenced = silenced
-                silenceChanged = true
-            }
+        guard let st = model.streams[n], st.direction == .output, st.duckGain != gain || st.silenced != silenced else { return }
+        let ramp: UInt32? = st.duckGain == gain ? nil
+            : gain < st.duckGain ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
+        let silenceChanged = st.silenced != silenced
+        state.updateStream(n) { st in
+            st.duckGain = gain
+            st.silenced = silenced
         }
         if let ramp {
             emit(.duck(n, gain: gain, rampMilliseconds: ramp))
@@ -132,12 +117,11 @@ extension PolicyStep {
         }
         let anyJustActivated = !justActivated.isEmpty
         for s in targets {
-            // One lookup; the mark is changed in place.
-            guard let i = model.marks.index(forKey: s) else { continue }
+            guard let told = model.marks[s]?.hintTold else { continue }
             // Another client than the session's own has primary audio.
             let value = severalPrimaryClients || (primaryClient != nil && primaryClient != clientOf(s))
-            guard value != model.marks.values[i].hintTold else { continue }
-            model.marks.values[i].hintTold = value
+            guard value != told else { continue }
+            state.updateMarks(s) { $0.hintTold = value }
             if anyJustActivated && justActivated.contains(s) {
                 // Told on flips only; a newly active session reads the property.
                 continue

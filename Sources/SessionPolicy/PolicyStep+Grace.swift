@@ -32,22 +32,20 @@ extension PolicyStep {
             endInterruptions(causedBy: cause, resumable: resumable)
             return
         }
-        model.lastTimerToken &+= 1
-        let token = model.lastTimerToken
-        model.held[token] = HeldEnd(
+        let token = state.hold(HeldEnd(
             cause: cause, client: t.client, application: applicationName(t.client),
             category: t.category, mode: t.mode, options: t.options, resumable: resumable,
             ducks: ducked,
             duckLevel: configuration.strongDuckForPrompts && t.mode == .voicePrompt
                 ? configuration.strongDuckLevel : configuration.duckLevel,
-            priority: t.priority, isAlert: t.isAlert)
+            priority: t.priority, isAlert: t.isAlert))
         if ducked { refreshAll = true }
         emit(.scheduleTimer(token: token, milliseconds: grace))
     }
 
     /// The grace period of `token` is over: what it held ends now.
     mutating func heldEndExpired(_ token: UInt64) {
-        guard let h = model.held.removeValue(forKey: token) else { return }  // taken over, or unknown
+        guard let h = state.takeHeld(token) else { return }  // taken over, or unknown
         if h.ducks { refreshAll = true }
         endInterruptions(causedBy: h.cause, resumable: h.resumable)
     }
@@ -63,7 +61,7 @@ extension PolicyStep {
                 (h.client == t.client || (h.application != nil && h.application == application))
         }.keys.sorted()
         for token in tokens {
-            guard let h = model.held.removeValue(forKey: token) else { continue }
+            guard let h = state.takeHeld(token) else { continue }
             if h.ducks { refreshAll = true }
             moveVictims(from: h.cause, to: .session(s))
         }
@@ -71,13 +69,12 @@ extension PolicyStep {
 
     /// The victims of `from` become victims of `to`, their interruption otherwise unchanged.
     mutating func moveVictims(from: InterruptionCause, to: InterruptionCause) {
-        guard from != to, let victims = index.victimsOf.removeValue(forKey: from) else { return }
+        guard from != to, let victims = index.victimsOf[from] else { return }
         for v in victims.sorted() {
             guard var m = model.marks[v], var i = m.interruption, i.cause == from else { continue }
             i.cause = to
             m.interruption = i
-            model.marks[v] = m
-            index.victimsOf[to, default: []].insert(v)
+            state.setMarks(v, m)
             touched.insert(v)
         }
     }

@@ -1,5 +1,33 @@
 /// Interruptions (§6: R11-R16, R18, R19).
 /// `AVAudioSession.interruptionNotification`.
+extension PolicyReading {
+    /// Whether the session's client uses the AudioSession library, which resumes its
+    /// session itself: the one fact is the `audio.session.library` client property
+    /// the library sets. Declarations alone say nothing: `PULSE_PROP` puts a wrapped
+    /// program's declaration on its client too.
+    func usesClientLibrary(_ s: SessionID) -> Bool {
+        guard case .client(let c) = s else { return false }
+        return model.clients[c]?.facts.declaration.usesLibrary == true
+    }
+
+    /// Whether the policy holds one of the session's streams paused.
+    func holdsPausedStream(_ s: SessionID) -> Bool {
+        streamsOf(s).contains { model.streams[$0]?.pausedByPolicy == true }
+    }
+
+    /// Sessions with an input stream linked from the source, in order.
+    func sessionsCapturing(from e: NodeID) -> [SessionID] {
+        var out: Set<SessionID> = []
+        for l in index.linksOfNode[e] ?? [] {
+            guard let link = model.links[l], link.output == e, let st = model.streams[link.input], st.direction == .input,
+                let s = sessionOf(link.input)
+            else { continue }
+            out.insert(s)
+        }
+        return out.sorted()
+    }
+}
+
 extension PolicyStep {
     /// Interrupts an active session: its streams stop first (R11), then it hears `began`.
     mutating func interrupt(_ v: SessionID, cause: InterruptionCause, reason: InterruptionReason) {
@@ -7,7 +35,7 @@ extension PolicyStep {
         let wasPlaying = hasRunningStream(v)
         pauseRunningStreams(v)
         m.active = false
-        model.marks[v] = m
+        state.setMarks(v, m)
         updateMembership(v)
         beginInterruption(v, cause: cause, reason: reason, wasPlaying: wasPlaying)
     }
@@ -17,19 +45,16 @@ extension PolicyStep {
         var m = model.marks[v] ?? SessionMarks()
         guard m.interruption == nil else { return }
         m.interruption = InterruptionMark(cause: cause, reason: reason, wasPlaying: wasPlaying)
-        model.marks[v] = m
-        index.victimsOf[cause, default: []].insert(v)
+        state.setMarks(v, m)
         touched.insert(v)
         notify(v, .interruptionBegan(reason: reason))
     }
 
     /// Forgets a session's interruption without telling it.
     mutating func clearInterruption(_ v: SessionID) {
-        guard var m = model.marks[v], let i = m.interruption else { return }
+        guard var m = model.marks[v], m.interruption != nil else { return }
         m.interruption = nil
-        model.marks[v] = m
-        index.victimsOf[i.cause]?.remove(v)
-        if index.victimsOf[i.cause]?.isEmpty == true { index.victimsOf[i.cause] = nil }
+        state.setMarks(v, m)
         touched.insert(v)
     }
 
@@ -43,8 +68,7 @@ extension PolicyStep {
                 clearInterruption(v)
                 var moved = model.marks[v] ?? SessionMarks()
                 moved.interruption = InterruptionMark(cause: .session(blocker), reason: i.reason, wasPlaying: i.wasPlaying, pausedItself: i.pausedItself)
-                model.marks[v] = moved
-                index.victimsOf[.session(blocker), default: []].insert(v)
+                state.setMarks(v, moved)
                 continue
             }
             let shouldResume = resumable && i.wasPlaying && !i.pausedItself
@@ -61,20 +85,6 @@ extension PolicyStep {
         }
     }
 
-    /// Whether the session's client uses the AudioSession library, which resumes its
-    /// session itself: the one fact is the `audio.session.library` client property
-    /// the library sets. Declarations alone say nothing: `PULSE_PROP` puts a wrapped
-    /// program's declaration on its client too.
-    func usesClientLibrary(_ s: SessionID) -> Bool {
-        guard case .client(let c) = s else { return false }
-        return model.clients[c]?.facts.declaration.usesLibrary == true
-    }
-
-    /// Whether the policy holds one of the session's streams paused.
-    func holdsPausedStream(_ s: SessionID) -> Bool {
-        streamsOf(s).contains { model.streams[$0]?.pausedByPolicy == true }
-    }
-
     /// Pauses every running stream of the session that the policy has not paused yet.
     mutating func pauseRunningStreams(_ s: SessionID) {
         for n in streamsOf(s) where model.streams[n]?.runs == true {
@@ -88,7 +98,7 @@ extension PolicyStep {
         guard var st = model.streams[n], !st.pausedByPolicy else { return }
         st.pausedByPolicy = true
         st.resumedByPolicy = false
-        model.streams[n] = st
+        state.setStream(n, st)
         emit(.pause(n))
     }
 
@@ -105,7 +115,7 @@ extension PolicyStep {
             // Running already when the module has not yet reported the pause: nothing to confirm.
             st.resumedByPolicy = !st.running
             st.lostOutput = nil
-            model.streams[n] = st
+            state.setStream(n, st)
             emit(.resume(n))
         }
         touched.insert(s)
@@ -116,7 +126,7 @@ extension PolicyStep {
         guard var ep = model.endpoints[e], ep.kind == .source else { return }
         guard ep.muted != muted else { return }
         ep.muted = muted
-        model.endpoints[e] = ep
+        state.setEndpoint(e, ep)
         if muted {
             for s in sessionsCapturing(from: e) {
                 guard isActive(s), let t = traits(s), t.hasInput, !t.unmanaged else { continue }
@@ -127,17 +137,5 @@ extension PolicyStep {
         } else {
             endInterruptions(causedBy: .microphoneMuted(e), resumable: true)
         }
-    }
-
-    /// Sessions with an input stream linked from the source, in order.
-    func sessionsCapturing(from e: NodeID) -> [SessionID] {
-        var out: Set<SessionID> = []
-        for l in index.linksOfNode[e] ?? [] {
-            guard let link = model.links[l], link.output == e, let st = model.streams[link.input], st.direction == .input,
-                let s = sessionOf(link.input)
-            else { continue }
-            out.insert(s)
-        }
-        return out.sorted()
     }
 }

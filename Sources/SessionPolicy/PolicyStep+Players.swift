@@ -1,6 +1,6 @@
 /// The MPRIS bridge's reports (docs/mpris.md): the players that govern legacy streams, and
 /// the streams whose player paused itself after the policy paused them.
-extension PolicyStep {
+extension PolicyReading {
     /// Whether a client may report players: a client of the daemon's own user that is not
     /// sandboxed, as the module established it when the client connected
     /// (`ClientIdentity`: `pipewire.sec.uid`, set by the daemon from the socket's
@@ -11,18 +11,19 @@ extension PolicyStep {
               let daemon = configuration.daemonUserID, let uid = id.uid else { return false }
         return uid == daemon
     }
+}
 
+extension PolicyStep {
     /// A client's report changed. Refused from an untrusted client (its earlier report
     /// goes too); accepted, each newly released stream is let go of
     /// (`streamReleasedToProgram`), and the published players follow.
     mutating func playerReportChanged(_ c: ClientID, _ report: PlayerReport) {
         guard mayReportPlayers(c) else {
-            if model.playerReports.removeValue(forKey: c) != nil { refreshPlayers() }
+            if state.setPlayerReport(c, nil) != nil { refreshPlayers() }
             emit(.playerReportRefused(c))
             return
         }
-        let before = model.playerReports[c]?.released ?? []
-        model.playerReports[c] = report
+        let before = state.setPlayerReport(c, report)?.released ?? []
         for n in report.released.subtracting(before).sorted() { streamReleasedToProgram(n) }
         refreshPlayers()
     }
@@ -41,6 +42,6 @@ extension PolicyStep {
         for n in wanted.keys.sorted() where model.publishedPlayers[n] != wanted[n] {
             emit(.publishPlayer(n, player: wanted[n]))
         }
-        model.publishedPlayers = wanted
+        state.setPublishedPlayers(wanted)
     }
 }

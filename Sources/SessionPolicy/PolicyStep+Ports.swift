@@ -12,7 +12,7 @@
 extension PolicyStep {
     mutating func routesRead(_ e: NodeID, _ reading: RouteReading) {
         guard let ep = model.endpoints[e] else {
-            model.earlyRoutes[e] = reading
+            state.setEarlyRoute(e, reading)
             return
         }
         guard let current = ep.route else {
@@ -38,11 +38,8 @@ extension PolicyStep {
 
     /// The endpoint is on another port: its streams' routes changed.
     mutating func portChanged(_ e: NodeID, _ reading: RouteReading) {
-        guard var ep = model.endpoints[e] else { return }
-        ep.route = reading
-        model.endpoints[e] = ep
-        index.availableRoute = nil
-        refreshRoutes(linkedTo: e)
+        guard model.endpoints[e] != nil else { return }
+        state.updateEndpoint(e) { $0.route = reading }
         for s in sessionsLinked(to: e) { touched.insert(s) }
     }
 }

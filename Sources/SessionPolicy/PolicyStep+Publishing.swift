@@ -1,5 +1,5 @@
 /// Publishing: a session's and the global state as the metadata carries them.
-extension PolicyStep {
+extension PolicyReading {
     /// The session's published state. Built in one pass over its streams (gain, silence,
     /// playing), with one lookup of its cached traits and of its marks; the route is cached
     /// (the stream's, or the client's endpoint counts for a session of several streams).
@@ -25,7 +25,7 @@ extension PolicyStep {
             t = d.traits
             guard !t.unmanaged else { return nil }
             nodes = index.streamsOfClient[c]?.nodes ?? []
-            if nodes.count > 1, let u = index.uniformGains[c] {
+            if nodes.count > 1, let u = index.uniformGains(c) {
                 // Every output stream is at `u`: only whether one exists and one plays is read.
                 var hasOutput = false
                 for n in nodes {
@@ -67,20 +67,22 @@ extension PolicyStep {
             secondaryAudioShouldBeSilencedHint: m.hintTold,
             preferredOutputPortType: preferredOutput(t))
     }
+}
 
+extension PolicyStep {
     /// Publishes the session's state when it differs from what was last published.
     mutating func publish(_ s: SessionID) {
         if let snap = sessionSnapshot(s) {
-            if let old = model.published.updateValue(snap, forKey: s), old == snap { return }
+            if let old = state.setPublished(s, snap), old == snap { return }
             emit(.publishSession(s, snap))
-        } else if model.published.removeValue(forKey: s) != nil {
+        } else if state.setPublished(s, nil) != nil {
             emit(.publishSession(s, nil))
         }
     }
 
-    mutating func globalSnapshot() -> GlobalSnapshot {
+    func globalSnapshot() -> GlobalSnapshot {
         GlobalSnapshot(
-            currentRoute: availableRouteCached(), silentMode: model.silentMode, screenLocked: model.screenLocked,
+            currentRoute: index.availableRoute, silentMode: model.silentMode, screenLocked: model.screenLocked,
             isOtherAudioPlaying: !index.playing.isEmpty, secondaryAudioShouldBeSilencedHint: !index.primary.isEmpty,
             playingSessionCount: index.playing.count, primaryAudioSessionCount: index.primary.count)
     }

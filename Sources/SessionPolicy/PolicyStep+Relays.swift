@@ -11,9 +11,9 @@
 /// playing into the sink is the route of the relay (followed through chained virtual
 /// sinks, `maxRelayDepth` deep), so the loss of a private output behind a loopback pauses
 /// the application streams that play into the loopback.
-extension PolicyStep {
+extension PolicyReading {
     /// How many virtual sinks a route is followed through.
-    static let maxRelayDepth = 4
+    static var maxRelayDepth: Int { 4 }
 
     static func linkGroup(_ group: LinkGroup?) -> LinkGroup? {
         guard let g = group, !g.rawValue.isEmpty else { return nil }
@@ -31,67 +31,6 @@ extension PolicyStep {
     func relay(ofSink e: NodeID) -> NodeID? {
         guard let ep = model.endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup) else { return nil }
         return index.relayOfGroup[g]
-    }
-
-    mutating func noteSinkGroup(_ e: NodeID, old: EndpointFacts?, new: EndpointInfo?) {
-        if let o = old, let g = Self.linkGroup(o.linkGroup) {
-            index.sinksOfGroup[g]?.remove(e)
-            if index.sinksOfGroup[g]?.isEmpty == true { index.sinksOfGroup[g] = nil }
-        }
-        if let ep = new, ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup) {
-            index.sinksOfGroup[g, default: []].insert(e)
-        }
-    }
-
-    /// A new relay. Streams already playing into its sink now reach what it reaches.
-    mutating func relayAdded(_ n: NodeID, client c: ClientID, group: LinkGroup, _ facts: StreamFacts) {
-        model.relays[n] = RelayInfo(client: c, linkGroup: group, facts: facts)
-        index.relayOfGroup[group] = n
-        refreshStreams(behindRelay: n)
-    }
-
-    /// The relay's node is gone.
-    mutating func relayRemoved(_ n: NodeID) {
-        guard let r = model.relays[n] else { return }
-        for l in index.linksOfNode[n] ?? [] { removeLink(l) }
-        index.linksOfNode[n] = nil
-        model.relays[n] = nil
-        if index.relayOfGroup[r.linkGroup] == n { index.relayOfGroup[r.linkGroup] = nil }
-        for e in (index.sinksOfGroup[r.linkGroup] ?? []).sorted() { refreshRoutes(linkedTo: e) }
-    }
-
-    /// A sink with a link group appeared after the output stream of its group: the stream,
-    /// tracked as an application stream so far, becomes the sink's relay. Its links are kept;
-    /// whatever the policy did to it (a pause, a duck) is undone.
-    mutating func adoptRelays(ofSink e: NodeID) {
-        guard let ep = model.endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup), index.relayOfGroup[g] == nil else {
-            return
-        }
-        for n in model.streams.keys.sorted() {
-            guard let st = model.streams[n], st.direction == .output, Self.linkGroup(st.facts.linkGroup) == g else { continue }
-            let kept = (index.linksOfNode[n] ?? []).sorted().compactMap { l in model.links[l].map { (l, $0) } }
-            if st.pausedByPolicy { emit(.resume(n)) }
-            if st.duckGain != 1 { emit(.duck(n, gain: 1, rampMilliseconds: 0)) }
-            if st.silenced { emit(.silence(n, false)) }
-            streamRemoved(n)
-            for (l, link) in kept {
-                model.links[l] = link
-                index.linksOfNode[link.output, default: []].insert(l)
-                index.linksOfNode[link.input, default: []].insert(l)
-            }
-            relayAdded(n, client: st.client, group: g, st.facts)
-            return
-        }
-    }
-
-    /// Recomputes the routes of the streams playing into the relay's sink(s) (the relay
-    /// was linked or unlinked), and marks their sessions.
-    mutating func refreshStreams(behindRelay n: NodeID) {
-        guard let r = model.relays[n] else { return }
-        for e in (index.sinksOfGroup[r.linkGroup] ?? []).sorted() {
-            refreshRoutes(linkedTo: e)
-            for s in sessionsLinked(to: e) { touched.insert(s) }
-        }
     }
 
     /// The streams linked to the endpoint, directly or through virtual sinks whose relay
@@ -136,6 +75,51 @@ extension PolicyStep {
         for l in index.linksOfNode[r] ?? [] {
             guard let link = model.links[l], link.output == r else { continue }
             collectOutputs(through: link.input, excluding: excluding, depth: depth + 1, outs: &outs)
+        }
+    }
+}
+
+extension PolicyStep {
+    /// A new relay. Streams already playing into its sink now reach what it reaches.
+    mutating func relayAdded(_ n: NodeID, client c: ClientID, group: LinkGroup, _ facts: StreamFacts) {
+        state.setRelay(n, RelayInfo(client: c, linkGroup: group, facts: facts))
+        touchStreams(behindRelay: n)
+    }
+
+    /// The relay's node is gone.
+    mutating func relayRemoved(_ n: NodeID) {
+        guard let r = model.relays[n] else { return }
+        for l in (index.linksOfNode[n] ?? []).sorted() { removeLink(l) }
+        state.setRelay(n, nil)
+        for e in (index.sinksOfGroup[r.linkGroup] ?? []).sorted() { for s in sessionsLinked(to: e) { touched.insert(s) } }
+    }
+
+    /// A sink with a link group appeared after the output stream of its group: the stream,
+    /// tracked as an application stream so far, becomes the sink's relay. Its links are kept;
+    /// whatever the policy did to it (a pause, a duck) is undone.
+    mutating func adoptRelays(ofSink e: NodeID) {
+        guard let ep = model.endpoints[e], ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup), index.relayOfGroup[g] == nil else {
+            return
+        }
+        for n in model.streams.keys.sorted() {
+            guard let st = model.streams[n], st.direction == .output, Self.linkGroup(st.facts.linkGroup) == g else { continue }
+            let kept = (index.linksOfNode[n] ?? []).sorted().compactMap { l in model.links[l].map { (l, $0) } }
+            if st.pausedByPolicy { emit(.resume(n)) }
+            if st.duckGain != 1 { emit(.duck(n, gain: 1, rampMilliseconds: 0)) }
+            if st.silenced { emit(.silence(n, false)) }
+            streamRemoved(n)
+            for (l, link) in kept { state.setLink(l, link) }
+            relayAdded(n, client: st.client, group: g, st.facts)
+            return
+        }
+    }
+
+    /// Marks the sessions of the streams playing into the relay's sink(s): the relay was
+    /// linked or unlinked, so their routes changed (`PolicyState` recomputed them).
+    mutating func touchStreams(behindRelay n: NodeID) {
+        guard let r = model.relays[n] else { return }
+        for e in (index.sinksOfGroup[r.linkGroup] ?? []).sorted() {
+            for s in sessionsLinked(to: e) { touched.insert(s) }
         }
     }
 }

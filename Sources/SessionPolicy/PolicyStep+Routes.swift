@@ -13,7 +13,7 @@ struct EndpointCounts: Equatable {
     var isEmpty: Bool { outputs.isEmpty && inputs.isEmpty }
 }
 
-extension PolicyStep {
+extension PolicyReading {
     /// A private output: a sink whose port type or form factor is in the configured list.
     func isPrivateOutput(_ e: NodeID) -> Bool {
         guard let ep = model.endpoints[e], ep.kind == .sink, !ep.portLost else { return false }
@@ -51,42 +51,6 @@ extension PolicyStep {
         return (route, reached)
     }
 
-    /// Recomputes the cached route of the node if it is a stream (one of its links changed),
-    /// and its client's endpoint counts.
-    mutating func refreshRoute(ofStream n: NodeID) {
-        guard let st = model.streams[n] else {
-            index.streamRoutes[n] = nil
-            return
-        }
-        let (route, reached) = computeStreamRoute(n, st)
-        index.streamRoutes[n] = route
-        let old = index.streamEndpoints.updateValue(reached, forKey: n) ?? StreamEndpoints()
-        if old != reached { countEndpoints(of: st.client, removing: old, adding: reached) }
-    }
-
-    /// A stream goes away: its cached route and its share of its client's endpoint counts.
-    mutating func forgetRoute(ofStream n: NodeID, client c: ClientID) {
-        index.streamRoutes[n] = nil
-        if let old = index.streamEndpoints.removeValue(forKey: n) { countEndpoints(of: c, removing: old, adding: StreamEndpoints()) }
-    }
-
-    mutating func countEndpoints(of c: ClientID, removing old: StreamEndpoints, adding new: StreamEndpoints) {
-        func add(_ counts: inout [NodeID: Int], _ e: NodeID) {
-            counts[e, default: 0] &+= 1
-        }
-        func remove(_ counts: inout [NodeID: Int], _ e: NodeID) {
-            guard let i = counts.index(forKey: e) else { return }
-            if counts.values[i] > 1 { counts.values[i] &-= 1 } else { counts.remove(at: i) }
-        }
-        Self.edit(&index.endpointsOfClient[c, default: EndpointCounts()]) { counts in
-            for e in old.outputs { remove(&counts.outputs, e) }
-            for e in old.inputs { remove(&counts.inputs, e) }
-            for e in new.outputs { add(&counts.outputs, e) }
-            for e in new.inputs { add(&counts.inputs, e) }
-        }
-        if index.endpointsOfClient[c]?.isEmpty == true { index.endpointsOfClient[c] = nil }
-    }
-
     /// The merged route of all the client's streams (as `route(.client(c))` finds it), from
     /// its endpoint counts: one lookup per distinct endpoint.
     func clientRoute(_ c: ClientID) -> Route {
@@ -96,12 +60,6 @@ extension PolicyStep {
             return reached.keys.sorted().compactMap { model.endpoints[$0]?.port }
         }
         return Route(inputs: ports(counts.inputs), outputs: ports(counts.outputs))
-    }
-
-    /// Recomputes the cached routes of the streams linked to an endpoint whose port changed
-    /// (or that appeared or went away).
-    mutating func refreshRoutes(linkedTo e: NodeID) {
-        for n in streamsLinked(to: e).sorted() { refreshRoute(ofStream: n) }
     }
 
     /// The endpoints a stream is linked to: sinks it feeds (output; for a virtual sink, the
@@ -139,18 +97,6 @@ extension PolicyStep {
         return portsInNodeOrder(&found, ids: &ids)
     }
 
-    /// Every endpoint present (published as the global `currentRoute`).
-    mutating func availableRouteCached() -> Route {
-        if let r = index.availableRoute { return r }
-        var r = Route()
-        for e in model.endpoints.keys.sorted() {
-            guard let ep = model.endpoints[e] else { continue }
-            if ep.kind == .sink { r.outputs.append(ep.port) } else { r.inputs.append(ep.port) }
-        }
-        index.availableRoute = r
-        return r
-    }
-
     /// Sessions with a stream linked to or from the node (directly or through virtual
     /// sinks), in order.
     func sessionsLinked(to e: NodeID) -> [SessionID] {
@@ -161,42 +107,50 @@ extension PolicyStep {
         return out.sorted()
     }
 
+    /// Every endpoint present (published as the global `currentRoute`), in node order.
+    func availableRoute() -> Route {
+        var r = Route()
+        for e in model.endpoints.keys.sorted() {
+            guard let ep = model.endpoints[e] else { continue }
+            if ep.kind == .sink { r.outputs.append(ep.port) } else { r.inputs.append(ep.port) }
+        }
+        return r
+    }
+
+    /// R34: where playAndRecord output belongs when no private output is present.
+    func preferredOutput(_ t: SessionTraits) -> PortType? {
+        guard t.category == .playAndRecord else { return nil }
+        for e in model.endpoints.keys where isPrivateOutput(e) { return nil }
+        if t.options.contains(.defaultToSpeaker) { return .builtInSpeaker }
+        return .builtInReceiver
+    }
+}
+
+extension PolicyStep {
     mutating func endpointAdded(_ e: NodeID, kind: EndpointKind, _ facts: EndpointFacts) {
-        let old = model.endpoints[e]?.facts
         // The routes read before the node existed give its port; a re-announced node keeps
         // the port last read.
-        let route = model.earlyRoutes.removeValue(forKey: e) ?? model.endpoints[e]?.route
-        let ep = EndpointInfo(kind: kind, facts: facts, route: route)
-        model.endpoints[e] = ep
-        noteSinkGroup(e, old: old, new: ep)
+        let route = model.earlyRoutes[e] ?? model.endpoints[e]?.route
+        if model.earlyRoutes[e] != nil { state.setEarlyRoute(e, nil) }
+        state.setEndpoint(e, EndpointInfo(kind: kind, facts: facts, route: route))
         adoptRelays(ofSink: e)
-        index.availableRoute = nil
-        refreshRoutes(linkedTo: e)
         deviceArrived(e)
     }
 
     mutating func endpointChanged(_ e: NodeID, _ facts: EndpointFacts) {
-        guard var ep = model.endpoints[e] else { return }
-        let old = ep.facts
-        ep.facts = facts
-        model.endpoints[e] = ep
-        noteSinkGroup(e, old: old, new: ep)
+        guard model.endpoints[e] != nil else { return }
+        state.updateEndpoint(e) { $0.facts = facts }
         adoptRelays(ofSink: e)
-        index.availableRoute = nil
-        refreshRoutes(linkedTo: e)
         for s in sessionsLinked(to: e) { touched.insert(s) }
     }
 
     mutating func endpointRemoved(_ e: NodeID) {
-        model.earlyRoutes[e] = nil
+        state.setEarlyRoute(e, nil)
         guard model.endpoints[e] != nil else { return }
         if isPrivateOutput(e) { privateOutputLost(e) }
         for s in sessionsLinked(to: e) { touched.insert(s) }
-        for l in index.linksOfNode[e] ?? [] { removeLink(l) }
-        noteSinkGroup(e, old: model.endpoints[e]?.facts, new: nil)
-        model.endpoints[e] = nil
-        index.linksOfNode[e] = nil
-        index.availableRoute = nil
+        for l in (index.linksOfNode[e] ?? []).sorted() { removeLink(l) }
+        state.setEndpoint(e, nil)
         // A removed source cannot be unmuted: its mute interruptions end without resume.
         endInterruptions(causedBy: .microphoneMuted(e), resumable: false)
     }
@@ -204,25 +158,21 @@ extension PolicyStep {
     /// The endpoint's port (the route named `route`) became unavailable: for a private
     /// output, a loss (R30).
     mutating func portLost(_ e: NodeID, route: String) {
-        guard var ep = model.endpoints[e], !ep.portLost else { return }
+        guard let ep = model.endpoints[e], !ep.portLost else { return }
         if isPrivateOutput(e) { privateOutputLost(e) }
-        ep.lostRoute = route
-        model.endpoints[e] = ep
-        index.availableRoute = nil
-        refreshRoutes(linkedTo: e)
+        state.updateEndpoint(e) { $0.lostRoute = route }
         for s in sessionsLinked(to: e) { touched.insert(s) }
     }
 
     /// The lost port is active and available again (`reading`): `newDeviceAvailable`
     /// (R32), no automatic resume (R31).
     mutating func portRestored(_ e: NodeID, _ reading: RouteReading) {
-        guard var ep = model.endpoints[e] else { return }
-        ep.route = reading
-        ep.lostRoute = nil
-        model.endpoints[e] = ep
-        index.availableRoute = nil
-        // Streams still linked to it now go to the restored port: their routes changed.
-        refreshRoutes(linkedTo: e)
+        guard model.endpoints[e] != nil else { return }
+        // Streams still linked to it now go to the restored port: their routes change.
+        state.updateEndpoint(e) { ep in
+            ep.route = reading
+            ep.lostRoute = nil
+        }
         for s in sessionsLinked(to: e) { touched.insert(s) }
         deviceArrived(e)
     }
@@ -248,7 +198,7 @@ extension PolicyStep {
         for s in sessions { previous[s] = route(s) }
         for n in nodes {
             pause(n)
-            model.streams[n]?.lostOutput = uid
+            state.updateStream(n) { $0.lostOutput = uid }
         }
         for s in sessions {
             guard let t = traits(s) else { continue }
@@ -256,16 +206,12 @@ extension PolicyStep {
             notify(s, .routeChange(reason: .oldDeviceUnavailable, previous: previous[s] ?? Route(), current: route(s, excluding: e)))
             let wasActive = isActive(s)
             if t.prefersRouteInterrupt, model.marks[s]?.interruption == nil {
-                var m = model.marks[s] ?? SessionMarks()
-                m.active = false
-                model.marks[s] = m
+                state.updateMarks(s) { $0.active = false }
                 updateMembership(s)
                 beginInterruption(s, cause: .routeDisconnected, reason: .routeDisconnected, wasPlaying: true)
             } else if t.isLegacy, wasActive {
                 // A legacy stream stays paused until its program resumes it (R31).
-                var m = model.marks[s] ?? SessionMarks()
-                m.active = false
-                model.marks[s] = m
+                state.updateMarks(s) { $0.active = false }
                 updateMembership(s)
             }
             if wasActive && !isActive(s) {
@@ -298,12 +244,8 @@ extension PolicyStep {
 
     mutating func linkAdded(_ l: LinkID, output: NodeID, input: NodeID) {
         if model.links[l] != nil { removeLink(l) }
-        model.links[l] = LinkInfo(output: output, input: input)
-        index.linksOfNode[output, default: []].insert(l)
-        index.linksOfNode[input, default: []].insert(l)
-        refreshRoute(ofStream: output)
-        refreshRoute(ofStream: input)
-        if model.relays[output] != nil { refreshStreams(behindRelay: output) }
+        state.setLink(l, LinkInfo(output: output, input: input))
+        if model.relays[output] != nil { touchStreams(behindRelay: output) }
         if let s = sessionOf(output) { touched.insert(s); reportCategoryRouteChange(s) }
         if let s = sessionOf(input) { touched.insert(s); reportCategoryRouteChange(s) }
     }
@@ -312,11 +254,10 @@ extension PolicyStep {
     /// route is reported as `routeChange(categoryChange)`. Only a link that arrives
     /// counts, so a stream moved (unlinked, then linked) is reported once, settled.
     mutating func reportCategoryRouteChange(_ s: SessionID) {
-        guard var m = model.marks[s], let previous = m.routeBeforeCategoryChange else { return }
+        guard let previous = model.marks[s]?.routeBeforeCategoryChange else { return }
         let current = route(s)
         guard current != previous else { return }
-        m.routeBeforeCategoryChange = nil
-        model.marks[s] = m
+        state.updateMarks(s) { $0.routeBeforeCategoryChange = nil }
         notify(s, .routeChange(reason: .categoryChange, previous: previous, current: current))
     }
 
@@ -328,14 +269,9 @@ extension PolicyStep {
     }
 
     mutating func removeLink(_ l: LinkID) {
-        guard let link = model.links.removeValue(forKey: l) else { return }
-        index.linksOfNode[link.output]?.remove(l)
-        if index.linksOfNode[link.output]?.isEmpty == true { index.linksOfNode[link.output] = nil }
-        index.linksOfNode[link.input]?.remove(l)
-        if index.linksOfNode[link.input]?.isEmpty == true { index.linksOfNode[link.input] = nil }
-        refreshRoute(ofStream: link.output)
-        refreshRoute(ofStream: link.input)
-        if model.relays[link.output] != nil { refreshStreams(behindRelay: link.output) }
+        guard let link = model.links[l] else { return }
+        state.setLink(l, nil)
+        if model.relays[link.output] != nil { touchStreams(behindRelay: link.output) }
     }
 
     /// R33: the session's `overrideOutputAudioPort` (`audio.session.output-override`: the node
@@ -352,20 +288,12 @@ extension PolicyStep {
             endpoint = e
         }
         let previous = route(s)
-        for n in index.streamsOfClient[c] ?? [] where model.streams[n]?.direction == .output {
-            model.streams[n]?.userChosenEndpoint = endpoint
+        for n in index.streamsOfClient[c]?.nodes ?? [] where model.streams[n]?.direction == .output {
+            state.updateStream(n) { $0.userChosenEndpoint = endpoint }
         }
         touched.insert(s)
         var current = previous
         if let e = endpoint, let ep = model.endpoints[e] { current.outputs = [ep.port] }
         notify(s, .routeChange(reason: .override, previous: previous, current: current))
-    }
-
-    /// R34: where playAndRecord output belongs when no private output is present.
-    func preferredOutput(_ t: SessionTraits) -> PortType? {
-        guard t.category == .playAndRecord else { return nil }
-        for e in model.endpoints.keys where isPrivateOutput(e) { return nil }
-        if t.options.contains(.defaultToSpeaker) { return .builtInSpeaker }
-        return .builtInReceiver
     }
 }

@@ -9,8 +9,7 @@ extension PolicyStep {
         var info = ClientInfo(facts: facts)
         let parsed = facts.declaration.declaration
         if case .valid(let d) = parsed { info.declaration = d }
-        model.clients[c] = info
-        refreshDerived(ofClient: c)
+        state.setClient(c, info)
         updateDeclared(c)
         if case .refused(let e) = parsed { notify(.client(c), .declarationRefused(e)) }
         if index.declaredClients.contains(c) {
@@ -27,17 +26,13 @@ extension PolicyStep {
         let before = traits(.client(c))
         let previous = info.facts
         let declarationTouched = facts.declaration.declaration != previous.declaration.declaration
-        // The cached traits of the client's sessions read its declaration and its name only.
-        let nameChanged = facts.applicationName != previous.applicationName
-        let previousDeclaration = info.declaration
         info.facts = facts
         let parsed = facts.declaration.declaration
         // A refused declaration leaves the previous valid one in force (§4).
         if case .valid(let d) = parsed { info.declaration = d }
         if case .none = parsed { info.declaration = nil }
-        let declarationChanged = info.declaration != previousDeclaration
-        model.clients[c] = info
-        if declarationChanged || nameChanged { refreshDerived(ofClient: c) }
+        // The cached traits of its sessions follow (`PolicyState.setClient`).
+        state.setClient(c, info)
         updateDeclared(c)
         guard index.declaredClients.contains(c) else { return }
         if case .refused(let e) = parsed, declarationTouched { notify(.client(c), .declarationRefused(e)) }
@@ -58,15 +53,10 @@ extension PolicyStep {
         for n in nodes where model.streams[n] != nil { streamRemoved(n) }
         if index.declaredClients.contains(c) {
             removeSession(.client(c), notifyOthers: wantsNotifyOthers(c))
-            index.declaredClients.remove(c)
+            state.setDeclared(c, false)
         }
-        model.clients[c] = nil
-        model.switchRequests[c] = nil
-        if model.playerReports.removeValue(forKey: c) != nil { refreshPlayers() }
-        index.streamsOfClient[c] = nil
-        index.declaringStreamsOfClient[c] = nil
-        index.uniformGains[c] = nil
-        index.derived[.client(c)] = nil
+        state.setClient(c, nil)
+        if state.setPlayerReport(c, nil) != nil { refreshPlayers() }
     }
 
     mutating func streamAdded(_ n: NodeID, client c: ClientID, direction: StreamDirection, _ facts: StreamFacts) {
@@ -84,24 +74,14 @@ extension PolicyStep {
             if let old = sessionOf(n), traits(old)?.unmanaged == false, let i = model.marks[old]?.interruption { carried = (old, i) }
             streamRemoved(n)
         }
-        let newClient = model.clients[c] == nil
-        if newClient {
+        if model.clients[c] == nil {
             // A stream of a client we never heard of: track it with an empty client.
-            model.clients[c] = ClientInfo(facts: ClientFacts())
+            state.setClient(c, ClientInfo(facts: ClientFacts()))
         }
         var info = StreamInfo(client: c, direction: direction, facts: facts)
         let parsed = facts.declaration.declaration
         if case .valid(let d) = parsed { info.declaration = d }
-        model.streams[n] = info
-        index.streamsOfClient[c, default: []].insert(n)
-        // A new output stream has no policy gain: the client's streams stay uniform only if
-        // none has one either.
-        if info.direction == .output, index.uniformGains[c] != UniformGains(gain: info.duckGain, silenced: info.silenced) {
-            index.uniformGains[c] = nil
-        }
-        noteSessionKeys(ofStream: n, client: c)
-        refreshRoute(ofStream: n)
-        if newClient { refreshDerived(ofClient: c) } else { refreshDerived(ofClient: c, stream: n) }
+        state.setStream(n, info)
         updateDeclared(c)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
@@ -116,7 +96,7 @@ extension PolicyStep {
     mutating func streamChanged(_ n: NodeID, _ facts: StreamFacts) {
         if model.relays[n] != nil {
             // A relay stays one while its node lives (its link group is set at creation).
-            model.relays[n]?.facts = facts
+            state.setRelayFacts(n, facts)
             return
         }
         guard var info = model.streams[n], let old = sessionOf(n) else { return }
@@ -126,9 +106,7 @@ extension PolicyStep {
         info.facts = facts
         if case .valid(let d) = parsed { info.declaration = d }
         if case .none = parsed { info.declaration = nil }
-        model.streams[n] = info
-        noteSessionKeys(ofStream: n, client: info.client)
-        refreshDerived(ofClient: info.client, stream: n)
+        state.setStream(n, info)
         updateDeclared(info.client)
         guard let s = sessionOf(n) else { return }
         touched.insert(s)
@@ -151,7 +129,7 @@ extension PolicyStep {
             if st.pausedByPolicy {
                 // The owner re-activated a node we paused (R16).
                 st.running = true
-                model.streams[n] = st
+                state.setStream(n, st)
                 streamActivationRequested(n)
                 return
             }
@@ -159,12 +137,12 @@ extension PolicyStep {
                 // The module confirms the policy's resume.
                 st.resumedByPolicy = false
                 st.running = true
-                model.streams[n] = st
+                state.setStream(n, st)
                 return
             }
             guard !st.running else { return }
             st.running = true
-            model.streams[n] = st
+            state.setStream(n, st)
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
             if !isActive(s) { activate(s, explicit: false) }
@@ -172,20 +150,20 @@ extension PolicyStep {
             if st.pausedByPolicy {
                 // The module confirms the policy's pause.
                 st.running = false
-                model.streams[n] = st
+                state.setStream(n, st)
                 return
             }
             let wasRunning = st.runs
             st.running = false
             st.resumedByPolicy = false
-            model.streams[n] = st
+            state.setStream(n, st)
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
             if var m = model.marks[s], var i = m.interruption {
                 // R18: paused itself while interrupted: no resume later.
                 i.pausedItself = true
                 m.interruption = i
-                model.marks[s] = m
+                state.setMarks(s, m)
             }
             if wasRunning && t.isLegacy && isActive(s) {
                 // A legacy stream deactivates when it corks; transient roles notify others.
@@ -200,7 +178,7 @@ extension PolicyStep {
     /// arbitrated before it plays); otherwise nothing (the node's running state follows).
     mutating func streamActivatedByOwner(_ n: NodeID) {
         guard let st = model.streams[n], st.pausedByPolicy || st.pauseReleased else { return }
-        model.streams[n]?.pauseReleased = false
+        state.updateStream(n) { $0.pauseReleased = false }
         streamActivationRequested(n)
     }
 
@@ -208,7 +186,7 @@ extension PolicyStep {
     /// one leaves the one it was).
     mutating func monitorAdded(_ n: NodeID) {
         if model.streams[n] != nil || model.relays[n] != nil { streamRemoved(n) }
-        model.monitors.insert(n)
+        state.setMonitor(n, true)
     }
 
     /// R16: the program re-activated a node the policy paused (the user pressed play).
@@ -220,7 +198,7 @@ extension PolicyStep {
             if st.pausedByPolicy {
                 st.pausedByPolicy = false
                 st.resumedByPolicy = !st.running
-                model.streams[n] = st
+                state.setStream(n, st)
                 touched.insert(s)
                 emit(.resume(n))
             }
@@ -233,7 +211,7 @@ extension PolicyStep {
         st.pausedByPolicy = false
         st.resumedByPolicy = !st.running
         st.lostOutput = nil
-        model.streams[n] = st
+        state.setStream(n, st)
         touched.insert(s)
         if isActive(s) {
             refreshGains(s)
@@ -260,7 +238,7 @@ extension PolicyStep {
         st.running = false
         st.resumedByPolicy = false
         st.lostOutput = nil
-        model.streams[n] = st
+        state.setStream(n, st)
         touched.insert(s)
     }
 
@@ -271,17 +249,16 @@ extension PolicyStep {
         }
         guard let st = model.streams[n], let s = sessionOf(n) else { return }
         let legacyTraits = traits(s)
-        for l in index.linksOfNode[n] ?? [] { removeLink(l) }
-        index.linksOfNode[n] = nil
+        for l in (index.linksOfNode[n] ?? []).sorted() { removeLink(l) }
         if case .stream = s {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
-            forgetStream(n, client: st.client)
+            state.setStream(n, nil)
         } else {
             // A declaration carried by the stream itself (a wrapped program) goes with
             // it: its notifyOthersOnDeactivation must still reach the others (R7, S2).
             let notify = wantsNotifyOthers(st.client)
             let before = traits(s)
-            forgetStream(n, client: st.client)
+            state.setStream(n, nil)
             touched.insert(s)
             updateDeclared(st.client, notifyOthers: notify)
             // The declaration in force may have come from this stream: the client's next
@@ -289,18 +266,6 @@ extension PolicyStep {
             // client's own declaration change).
             if index.declaredClients.contains(st.client), traits(s) != before { applyDeclarationChange(s, before: before) }
         }
-    }
-
-    /// The stream leaves the model and the index: its record, its cached route, its place
-    /// among its client's streams, and its client's cached traits are brought up to date.
-    mutating func forgetStream(_ n: NodeID, client c: ClientID) {
-        model.streams[n] = nil
-        forgetRoute(ofStream: n, client: c)
-        if index.streamsOfClient[c]?.remove(n) != nil, index.streamsOfClient[c]?.isEmpty == true {
-            index.streamsOfClient[c] = nil
-        }
-        noteSessionKeys(ofStream: n, client: c)
-        refreshDerived(ofClient: c, stream: n)
     }
 
     /// Gives a session that came back within the same event (a re-announced node) the
@@ -322,8 +287,7 @@ extension PolicyStep {
         }
         var m = model.marks[s] ?? SessionMarks()
         m.interruption = i
-        model.marks[s] = m
-        index.victimsOf[i.cause, default: []].insert(s)
+        state.setMarks(s, m)
         touched.insert(s)
     }
 
@@ -332,21 +296,20 @@ extension PolicyStep {
     mutating func removeSession(_ s: SessionID, notifyOthers: Bool, resetGains: Bool = true) {
         let wasActive = isActive(s)
         let traitsBefore = traits(s)
-        if case .client(let c) = s { index.uniformGains[c] = nil }
         if resetGains {
             // Its streams stay (they move to another session): the policy's gains go.
             for n in streamsOf(s) { undoGains(n) }
         }
         if isActive(s), var m = model.marks[s] {
             m.active = false
-            model.marks[s] = m
+            state.setMarks(s, m)
         }
         clearInterruption(s)
-        model.marks[s] = nil
+        state.setMarks(s, nil)
         removeMembership(s)
         endOrHold(s, traits: wasActive ? traitsBefore : nil, resumable: notifyOthers)
         touched.remove(s)
-        if model.published.removeValue(forKey: s) != nil {
+        if state.setPublished(s, nil) != nil {
             emit(.publishSession(s, nil))
         }
     }
@@ -362,14 +325,14 @@ extension PolicyStep {
             for n in nodes where model.marks[.stream(n)] != nil || model.published[.stream(n)] != nil {
                 removeSession(.stream(n), notifyOthers: false)
             }
-            index.declaredClients.insert(c)
+            state.setDeclared(c, true)
             touched.insert(.client(c))
             if nodes.contains(where: { model.streams[$0]?.runs == true }) {
                 activate(.client(c), explicit: false)
             }
         } else {
             removeSession(.client(c), notifyOthers: notifyOthers)
-            index.declaredClients.remove(c)
+            state.setDeclared(c, false)
             for n in nodes {
                 touched.insert(.stream(n))
                 if model.streams[n]?.runs == true { activate(.stream(n), explicit: false) }
@@ -391,6 +354,6 @@ extension PolicyStep {
             st.silenced = false
             emit(.silence(n, false))
         }
-        model.streams[n] = st
+        state.setStream(n, st)
     }
 }

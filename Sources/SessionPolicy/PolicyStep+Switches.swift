@@ -51,7 +51,7 @@ public struct SwitchRequest: Sendable, Equatable {
     public var isEmpty: Bool { silentMode == nil && screenLock == nil }
 }
 
-extension PolicyStep {
+extension PolicyReading {
     /// Who may set the global switches (R20): they change every session, so they are
     /// granted on who the client is, as the module established it (`ClientFacts.identity`,
     /// in the policy's own record of the client), never on what it calls itself
@@ -65,7 +65,9 @@ extension PolicyStep {
         if !allowed.isEmpty && !id.isNamed(byAnyOf: allowed) { return .notAllowed }
         return nil
     }
+}
 
+extension PolicyStep {
     /// One decision for one request, whichever switches it sets: refused, each switch it
     /// asked for is answered with `Effect.switchRefused` and nothing changes; permitted,
     /// the switches take their new values and every active session's gains are refreshed
@@ -77,9 +79,7 @@ extension PolicyStep {
         if model.clients[c] != nil {
             let last = model.switchRequests[c] ?? SwitchRequest()
             for s in GlobalSwitch.allCases where request[s] == last[s] { request[s] = nil }
-            PolicyStep.edit(&model.switchRequests[c, default: SwitchRequest()]) { kept in
-                for s in GlobalSwitch.allCases where asked[s] != nil { kept[s] = asked[s] }
-            }
+            state.rememberSwitchRequest(c, asked)
         }
         guard !request.isEmpty else { return }
         if let refusal = switchRefusal(c, request) {
@@ -91,13 +91,8 @@ extension PolicyStep {
         for s in GlobalSwitch.allCases {
             if let on = request[s] { emit(.switchSet(c, s, on)) }
         }
-        if let on = request.silentMode, model.silentMode != on {
-            model.silentMode = on
-            refreshAll = true
-        }
-        if let on = request.screenLock, model.screenLocked != on {
-            model.screenLocked = on
-            refreshAll = true
+        for s in GlobalSwitch.allCases {
+            if let on = request[s], state.setSwitch(s, on) { refreshAll = true }
         }
     }
 }

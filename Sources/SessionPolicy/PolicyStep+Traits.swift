@@ -20,7 +20,62 @@ struct SessionTraits: Equatable {
     var hasInput: Bool { category.hasInput }
 }
 
-extension PolicyStep {
+extension PolicyReading {
+    /// The activity sets the session belongs in now (none when it is inactive or unmanaged).
+    func membership(_ s: SessionID) -> Membership {
+        guard let t = traits(s), !t.unmanaged, isActive(s) else { return [] }
+        var m: Membership = [.active]
+        if !t.mixable { m.insert(.nonMixable) }
+        if t.priorityClass == .call { m.insert(.call) }
+        if t.options.contains(.duckOthers) && t.hasOutput { m.insert(.ducker) }
+        if t.category == .record { m.insert(.recorder) }
+        if t.prefersNoAlerts { m.insert(.noAlerts) }
+        if t.hasOutput && isPlayingOutput(s) {
+            m.insert(.playing)
+            if !t.mixable { m.insert(.primary) }
+        }
+        return m
+    }
+
+    /// Derives a session's traits from the properties and declarations it depends on.
+    /// Existence (declared or legacy) is not checked here: `traits(_:)` does that.
+    func deriveTraits(_ s: SessionID) -> DerivedTraits? {
+        switch s {
+        case .client(let c):
+            let d = declarationOf(c)
+            var pc = PriorityClass.normal
+            if d.category == .playAndRecord && (d.mode == .voiceChat || d.mode == .videoChat) && mayClaimCall(c, stream: nil) {
+                pc = .call
+            } else if d.mode == .voicePrompt {
+                pc = .prompt
+            }
+            let t = SessionTraits(
+                client: c, isLegacy: false, unmanaged: false, category: d.category, mode: d.mode,
+                options: d.effectiveOptions, priorityClass: pc, priority: configuration.priorityValue(pc),
+                isAlert: false, transient: false, exemptFromCalls: false,
+                prefersNoAlerts: d.prefersNoInterruptionsFromSystemAlerts,
+                prefersRouteInterrupt: d.prefersInterruptionOnRouteDisconnect)
+            return DerivedTraits(
+                traits: t, declaredOptions: d.options, applicationName: applicationName(c, stream: nil),
+                ambientWhenOtherAudioPlays: false)
+        case .stream(let n):
+            guard let st = model.streams[n] else { return nil }
+            let rule = roleRule(n)
+            let d = Declaration(category: rule.category, mode: rule.mode, options: rule.options)
+            var pc = rule.priority
+            if pc == .call && !mayClaimCall(st.client, stream: n) { pc = .normal }
+            if pc == .alarm && !mayClaimAlarm(st.client) { pc = .normal }
+            let t = SessionTraits(
+                client: st.client, isLegacy: true, unmanaged: rule.unmanaged, category: rule.category, mode: rule.mode,
+                options: d.effectiveOptions, priorityClass: pc, priority: configuration.priorityValue(pc),
+                isAlert: rule.isAlert, transient: rule.transient, exemptFromCalls: rule.exemptFromCalls,
+                prefersNoAlerts: false, prefersRouteInterrupt: false)
+            return DerivedTraits(
+                traits: t, declaredOptions: rule.options, applicationName: applicationName(st.client, stream: n),
+                ambientWhenOtherAudioPlays: rule.ambientWhenOtherAudioPlays)
+        }
+    }
+
     /// The session a stream belongs to (§1): its client's when the client declared.
     func sessionOf(_ n: NodeID) -> SessionID? {
         guard let st = model.streams[n] else { return nil }
@@ -64,15 +119,6 @@ extension PolicyStep {
     func computeDeclared(_ c: ClientID) -> Bool {
         if model.clients[c]?.facts.declaration.declares == true { return true }
         return index.declaringStreamsOfClient[c]?.isEmpty == false
-    }
-
-    /// Keeps `declaringStreamsOfClient` in step after the stream came, changed or went.
-    mutating func noteSessionKeys(ofStream n: NodeID, client c: ClientID) {
-        if model.streams[n]?.facts.declaration.declares == true {
-            index.declaringStreamsOfClient[c, default: []].insert(n)
-        } else if index.declaringStreamsOfClient[c]?.remove(n) != nil, index.declaringStreamsOfClient[c]?.isEmpty == true {
-            index.declaringStreamsOfClient[c] = nil
-        }
     }
 
     func applicationName(_ c: ClientID, stream: NodeID? = nil) -> String? {
@@ -164,33 +210,29 @@ extension PolicyStep {
         return (index.derived[s] ?? deriveTraits(s))?.ambientWhenOtherAudioPlays ?? roleRule(n).ambientWhenOtherAudioPlays
     }
 
+    /// Sets membership; returns whether it changed.
+    @discardableResult
+    static func setMember(_ set: inout Set<SessionID>, _ s: SessionID, _ member: Bool) -> Bool {
+        if member { return set.insert(s).inserted }
+        return set.remove(s) != nil
+    }
+}
+
+extension PolicyStep {
     /// Keeps the derived sets in step with one session's state.
     mutating func updateMembership(_ s: SessionID) {
-        guard let t = traits(s), !t.unmanaged, isActive(s) else {
-            removeMembership(s)
-            return
-        }
-        var m: Membership = [.active]
-        if !t.mixable { m.insert(.nonMixable) }
-        if t.priorityClass == .call { m.insert(.call) }
-        if t.options.contains(.duckOthers) && t.hasOutput { m.insert(.ducker) }
-        if t.category == .record { m.insert(.recorder) }
-        if t.prefersNoAlerts { m.insert(.noAlerts) }
-        if t.hasOutput && isPlayingOutput(s) {
-            m.insert(.playing)
-            if !t.mixable { m.insert(.primary) }
-        }
-        setMembership(s, m)
+        setMembership(s, membership(s))
     }
 
     mutating func removeMembership(_ s: SessionID) {
         setMembership(s, [])
     }
 
-    /// Sets membership; returns whether it changed.
-    @discardableResult
-    static func setMember(_ set: inout Set<SessionID>, _ s: SessionID, _ member: Bool) -> Bool {
-        if member { return set.insert(s).inserted }
-        return set.remove(s) != nil
+    /// Puts the session in exactly the activity sets of `new`, and marks what those changes
+    /// make necessary (everyone's gains, the hints).
+    mutating func setMembership(_ s: SessionID, _ new: Membership) {
+        let changed = state.setMembership(s, new)
+        if !changed.isDisjoint(with: [.ducker, .recorder, .noAlerts]) { refreshAll = true }
+        if changed.contains(.primary) { hintDirty = true }
     }
 }

@@ -1,10 +1,12 @@
-/// One event being decided: the model and the index it changes, the effects it emits and
-/// the scratch of this event alone. Made by `SessionPolicy.handle` for one event and gone
-/// with it; every rule (`PolicyStep+*.swift`) is written on it.
-struct PolicyStep {
-    let configuration: PolicyConfiguration
-    var model = PolicyModel()
-    var index = PolicyIndex()
+/// One event being decided: the state it changes (through `PolicyState`'s mutators only),
+/// the effects it emits and the scratch of this event alone. Made by `SessionPolicy.handle`
+/// for one event and gone with it; every rule (`PolicyStep+*.swift`) is written on it.
+struct PolicyStep: PolicyReading {
+    var state: PolicyState
+    var configuration: PolicyConfiguration { state.configuration }
+    /// The model and the index, read-only for the rules.
+    var model: PolicyModel { _read { yield state.model } }
+    var index: PolicyIndex { _read { yield state.index } }
 
     /// The effects decided so far, in order.
     var fx: [Effect] = []
@@ -44,8 +46,8 @@ struct PolicyStep {
         }
     }
 
-    init(configuration: PolicyConfiguration) {
-        self.configuration = configuration
+    init(state: PolicyState) {
+        self.state = state
     }
 
     mutating func run(_ event: Event) {
@@ -73,7 +75,7 @@ struct PolicyStep {
                 monitorAdded(n)
                 return finish()
             }
-            model.monitors.remove(n)
+            state.setMonitor(n, false)
             let (kept, refusal) = withinLimits(facts.declaration, previous: model.streams[n]?.facts.declaration)
             var f = facts
             f.declaration = kept
@@ -90,7 +92,7 @@ struct PolicyStep {
         case .streamActivatedByOwner(let n): streamActivatedByOwner(n)
         case .streamReleasedToProgram(let n): streamReleasedToProgram(n)
         case .streamRemoved(let n):
-            if model.monitors.remove(n) != nil { return finish() }
+            if state.setMonitor(n, false) { return finish() }
             streamRemoved(n)
             if model.publishedPlayers[n] != nil { refreshPlayers() }
         case .endpointAdded(let e, let kind, let facts): endpointAdded(e, kind: kind, facts)
@@ -120,7 +122,7 @@ struct PolicyStep {
     /// the metadata object goes with the module).
     mutating func moduleUnloading() {
         for n in model.streams.keys.sorted() where model.streams[n]?.pausedByPolicy == true {
-            model.streams[n]?.pausedByPolicy = false
+            state.updateStream(n) { $0.pausedByPolicy = false }
             fx.append(.resume(n))
         }
     }
@@ -136,20 +138,16 @@ struct PolicyStep {
         for s in touched.sorted() { publish(s) }
         let g = globalSnapshot()
         if g != model.lastGlobal {
-            model.lastGlobal = g
+            state.setPublishedGlobal(g)
             fx.append(.publishGlobal(g))
         }
     }
-
-    /// Changes a value in place (e.g. `edit(&model.marks[s, default: SessionMarks()]) { ... }`:
-    /// one lookup, and no copy of the mark to write back).
-    static func edit<Value>(_ value: inout Value, _ body: (inout Value) -> Void) { body(&value) }
 
     mutating func emit(_ e: Effect) {
         switch e {
         case .pause(let n), .resume(let n):
             // The policy's own pause or resume takes over from a pause it had let go of.
-            if model.streams[n]?.pauseReleased == true { model.streams[n]?.pauseReleased = false }
+            if model.streams[n]?.pauseReleased == true { state.updateStream(n) { $0.pauseReleased = false } }
         default: break
         }
         fx.append(e)

@@ -32,51 +32,41 @@
 /// - `streamActivationRequested(n)` that arbitration accepts is confirmed with `.resume(n)`;
 ///   refused, it is answered with `.pause(n)`.
 public struct SessionPolicy: Sendable {
-    public let configuration: PolicyConfiguration
-    /// The truth: the graph and the policy's own records.
-    var model = PolicyModel()
-    /// Derived from `model`; kept in step by every event.
-    var index = PolicyIndex()
+    public var configuration: PolicyConfiguration { state.configuration }
+    /// The model (the truth: the graph and the policy's own records) and its index.
+    var state: PolicyState
+    var model: PolicyModel { _read { yield state.model } }
     /// The storage of a step's scratch sets, lent to each step and taken back empty: a
     /// step starts from empty sets without allocating them (their contents never outlive
     /// the event).
     var scratch = PolicyStep.Scratch()
 
     public init(configuration: PolicyConfiguration = PolicyConfiguration()) {
-        self.configuration = configuration
+        state = PolicyState(configuration: configuration)
     }
 
     /// A policy that continues from `model` (as `snapshot()` returned it): the index is
     /// rebuilt from it, and the next event is decided as the original policy would.
     public init(configuration: PolicyConfiguration = PolicyConfiguration(), restoring model: PolicyModel) {
-        self.configuration = configuration
-        self.model = model
-        self.index = PolicyIndex.rebuilt(from: model, configuration: configuration)
+        state = PolicyState(configuration: configuration, model: model)
     }
 
     /// Handles one event and returns the effects, in the order the module must run them.
     public mutating func handle(_ event: Event) -> [Effect] {
         // The model and the index move into the step and back: no copy of their storage.
-        var step = PolicyStep(configuration: configuration)
+        var step = PolicyStep(state: PolicyState(configuration: configuration))
         // Room for a typical decision (a step that only reads, `reader`, needs none).
         step.fx.reserveCapacity(16)
-        swap(&step.model, &model)
-        swap(&step.index, &index)
+        swap(&step.state, &state)
         scratch.lend(to: &step)
         step.run(event)
-        swap(&step.model, &model)
-        swap(&step.index, &index)
+        swap(&step.state, &state)
         scratch.takeBack(from: &step)
         return step.fx
     }
 
     /// A step over the current state that only reads (its copies share storage).
-    var reader: PolicyStep {
-        var step = PolicyStep(configuration: configuration)
-        step.model = model
-        step.index = index
-        return step
-    }
+    var reader: PolicyStep { PolicyStep(state: state) }
 
     /// The model: the graph as the policy knows it, with the policy's own records.
     /// `SessionPolicy(restoring: snapshot())` continues exactly from here.
@@ -117,8 +107,7 @@ public struct SessionPolicy: Sendable {
 
     /// The global state as it would be published now.
     public var global: GlobalSnapshot {
-        var r = reader
-        return r.globalSnapshot()
+        reader.globalSnapshot()
     }
 
     /// What is published now, as the effects that publish it: the global state, then every
@@ -134,6 +123,6 @@ public struct SessionPolicy: Sendable {
 
     /// Whether the index agrees with one rebuilt from the model (tests).
     func indexIsConsistent() -> Bool {
-        reader.indexAgreesWithRebuild()
+        state.agreesWithRebuild()
     }
 }

@@ -1,4 +1,4 @@
-import SessionPolicy
+@testable import SessionPolicy
 import PipeWireFacts
 import Testing
 
@@ -29,19 +29,26 @@ struct World {
         policy = SessionPolicy(configuration: config)
     }
 
-    /// Runs events; returns all effects.
+    /// Runs events; returns all effects. After every event the index must equal one rebuilt
+    /// from the model, every table of it.
     @discardableResult
     mutating func when(_ events: Event...) -> [Effect] {
-        var out: [Effect] = []
-        for e in events { out += policy.handle(e) }
-        return out
+        run(events)
     }
 
     /// Runs events; returns the decisions (no publishing).
     mutating func decide(_ events: Event...) -> [Effect] {
+        decisions(run(events))
+    }
+
+    mutating func run(_ events: [Event], sourceLocation: SourceLocation = #_sourceLocation) -> [Effect] {
         var out: [Effect] = []
-        for e in events { out += policy.handle(e) }
-        return decisions(out)
+        for e in events {
+            out += policy.handle(e)
+            let consistent = policy.indexIsConsistent()
+            #expect(consistent, "after \(e): \(policy.indexDifferences())", sourceLocation: sourceLocation)
+        }
+        return out
     }
 
     // MARK: given

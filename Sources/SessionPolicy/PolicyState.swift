@@ -1,0 +1,407 @@
+/// What the policy reads: the model, its index and the configuration. The rules
+/// (`PolicyStep`) and the state's own upkeep (`PolicyState`) read through it; the read
+/// helpers that both need (traits, routes, links) are written once on it.
+protocol PolicyReading {
+    var configuration: PolicyConfiguration { get }
+    var model: PolicyModel { get }
+    var index: PolicyIndex { get }
+}
+
+/// The policy's state: the model (the truth) and its index (everything derived from it).
+/// Both change only through the mutators in this file, each of which keeps the index in
+/// step with the model it changes; a rule never writes the index. The index always equals
+/// one rebuilt from the model (`agreesWithRebuild`), which the tests check after every event.
+struct PolicyState: PolicyReading {
+    let configuration: PolicyConfiguration
+    private(set) var model: PolicyModel
+    private(set) var index = PolicyIndex()
+
+    /// An empty state (an empty model's index is empty).
+    init(configuration: PolicyConfiguration) {
+        self.configuration = configuration
+        self.model = PolicyModel()
+    }
+
+    /// The state of `model`, its index rebuilt.
+    init(configuration: PolicyConfiguration, model: PolicyModel) {
+        self.configuration = configuration
+        self.model = model
+        rebuildIndex()
+    }
+
+    // MARK: the graph
+
+    /// A client's record: added, replaced (its facts or declaration in force changed) or
+    /// removed (nil; its streams must be gone first).
+    mutating func setClient(_ c: ClientID, _ info: ClientInfo?) {
+        guard let info else {
+            model.clients[c] = nil
+            model.switchRequests[c] = nil
+            index.derived[.client(c)] = nil
+            return
+        }
+        let old = model.clients.updateValue(info, forKey: c)
+        // The cached traits of the client's sessions read its declaration, identity and name.
+        if old == nil || old?.declaration != info.declaration || old?.facts.identity != info.facts.identity
+            || old?.facts.applicationName != info.facts.applicationName {
+            refreshDerived(ofClient: c)
+        }
+    }
+
+    /// A stream's record: added, replaced (new facts, or the policy's decisions on it) or
+    /// removed (nil; its links must be gone first).
+    mutating func setStream(_ n: NodeID, _ info: StreamInfo?) {
+        let old: StreamInfo?
+        if let info { old = model.streams.updateValue(info, forKey: n) } else { old = model.streams.removeValue(forKey: n) }
+        guard let info else {
+            guard let old else { return }
+            countGains(of: old.client, removing: old, adding: nil)
+            forgetRoute(ofStream: n, client: old.client)
+            if index.streamsOfClient[old.client]?.remove(n) != nil, index.streamsOfClient[old.client]?.isEmpty == true {
+                index.streamsOfClient[old.client] = nil
+            }
+            noteDeclaring(n, client: old.client)
+            refreshDerived(ofClient: old.client, stream: n)
+            return
+        }
+        countGains(of: info.client, removing: old, adding: info)
+        guard let old else {
+            index.streamsOfClient[info.client, default: []].insert(n)
+            noteDeclaring(n, client: info.client)
+            refreshRoute(ofStream: n)
+            refreshDerived(ofClient: info.client, stream: n)
+            return
+        }
+        if old.facts != info.facts || old.declaration != info.declaration {
+            noteDeclaring(n, client: info.client)
+            refreshDerived(ofClient: info.client, stream: n)
+        }
+    }
+
+    /// Changes the policy's decisions on a stream (its pause, gains, lost output).
+    mutating func updateStream(_ n: NodeID, _ body: (inout StreamInfo) -> Void) {
+        guard var st = model.streams[n] else { return }
+        body(&st)
+        setStream(n, st)
+    }
+
+    /// The output stream of a virtual sink (nil: gone; its links must be gone first).
+    mutating func setRelay(_ n: NodeID, _ relay: RelayInfo?) {
+        if let relay {
+            model.relays[n] = relay
+            // The relay of a group is its lowest node: the same whatever the order they came in.
+            if let known = index.relayOfGroup[relay.linkGroup], known < n {} else { index.relayOfGroup[relay.linkGroup] = n }
+            refreshStreams(behindRelay: n)
+        } else if let old = model.relays.removeValue(forKey: n) {
+            if index.relayOfGroup[old.linkGroup] == n {
+                index.relayOfGroup[old.linkGroup] = model.relays.keys.sorted().first { model.relays[$0]?.linkGroup == old.linkGroup }
+            }
+            for e in (index.sinksOfGroup[old.linkGroup] ?? []).sorted() { refreshRoutes(linkedTo: e) }
+        }
+    }
+
+    /// A relay's own properties changed (it stays one while its node lives).
+    mutating func setRelayFacts(_ n: NodeID, _ facts: StreamFacts) {
+        model.relays[n]?.facts = facts
+    }
+
+    /// A sink's or source's record: added, replaced (facts, port, mute) or removed (nil;
+    /// its links must be gone first). The routes of the streams linked to it follow.
+    mutating func setEndpoint(_ e: NodeID, _ info: EndpointInfo?) {
+        let old: EndpointInfo?
+        if let info { old = model.endpoints.updateValue(info, forKey: e) } else { old = model.endpoints.removeValue(forKey: e) }
+        if info == nil { model.earlyRoutes[e] = nil }
+        noteSinkGroup(e, old: old, new: info)
+        guard old?.port != info?.port || old?.kind != info?.kind || old?.portLost != info?.portLost || old?.facts.linkGroup != info?.facts.linkGroup else {
+            return
+        }
+        index.availableRoute = availableRoute()
+        refreshRoutes(linkedTo: e)
+    }
+
+    mutating func updateEndpoint(_ e: NodeID, _ body: (inout EndpointInfo) -> Void) {
+        guard var ep = model.endpoints[e] else { return }
+        body(&ep)
+        setEndpoint(e, ep)
+    }
+
+    /// A route read for an endpoint not added yet (nil: taken by its `endpointAdded`).
+    mutating func setEarlyRoute(_ e: NodeID, _ reading: RouteReading?) {
+        model.earlyRoutes[e] = reading
+    }
+
+    /// A link (nil: removed). The routes of the streams at both ends follow.
+    mutating func setLink(_ l: LinkID, _ link: LinkInfo?) {
+        if let old = model.links.removeValue(forKey: l) {
+            unindexLink(l, old)
+            refreshRoute(ofStream: old.output)
+            refreshRoute(ofStream: old.input)
+            if model.relays[old.output] != nil { refreshStreams(behindRelay: old.output) }
+        }
+        guard let link else { return }
+        model.links[l] = link
+        index.linksOfNode[link.output, default: []].insert(l)
+        index.linksOfNode[link.input, default: []].insert(l)
+        refreshRoute(ofStream: link.output)
+        refreshRoute(ofStream: link.input)
+        if model.relays[link.output] != nil { refreshStreams(behindRelay: link.output) }
+    }
+
+    /// A capture stream that records a sink's monitor (false: no longer, or gone).
+    @discardableResult
+    mutating func setMonitor(_ n: NodeID, _ on: Bool) -> Bool {
+        on ? model.monitors.insert(n).inserted : model.monitors.remove(n) != nil
+    }
+
+    // MARK: the policy's records
+
+    /// A session's marks (nil: forgotten). Who interrupted whom (`victimsOf`) follows.
+    mutating func setMarks(_ s: SessionID, _ marks: SessionMarks?) {
+        let old = marks.map { model.marks.updateValue($0, forKey: s) } ?? model.marks.removeValue(forKey: s)
+        let before = old?.interruption?.cause
+        let after = marks?.interruption?.cause
+        guard before != after else { return }
+        if let before {
+            index.victimsOf[before]?.remove(s)
+            if index.victimsOf[before]?.isEmpty == true { index.victimsOf[before] = nil }
+        }
+        if let after { index.victimsOf[after, default: []].insert(s) }
+    }
+
+    /// Changes a session's marks in place (a session without marks starts from none).
+    mutating func updateMarks(_ s: SessionID, _ body: (inout SessionMarks) -> Void) {
+        var m = model.marks[s] ?? SessionMarks()
+        body(&m)
+        setMarks(s, m)
+    }
+
+    /// Whether the client's streams form one session (it declares).
+    mutating func setDeclared(_ c: ClientID, _ declared: Bool) {
+        if declared { index.declaredClients.insert(c) } else { index.declaredClients.remove(c) }
+    }
+
+    /// Puts the session in exactly the activity sets of `new`; returns the sets that changed.
+    mutating func setMembership(_ s: SessionID, _ new: Membership) -> Membership {
+        let old = index.membership[s] ?? []
+        guard old != new else { return [] }
+        if new.isEmpty { index.membership[s] = nil } else { index.membership[s] = new }
+        let changed = old.symmetricDifference(new)
+        func apply(_ flag: Membership, _ set: inout Set<SessionID>) {
+            guard changed.contains(flag) else { return }
+            if new.contains(flag) { set.insert(s) } else { set.remove(s) }
+        }
+        apply(.active, &index.active)
+        apply(.nonMixable, &index.activeNonMixable)
+        apply(.call, &index.activeCalls)
+        apply(.ducker, &index.activeDuckers)
+        apply(.recorder, &index.activeRecorders)
+        apply(.noAlerts, &index.activeNoAlerts)
+        apply(.playing, &index.playing)
+        apply(.primary, &index.primary)
+        return changed
+    }
+
+    /// Sets a global switch; returns whether it changed.
+    mutating func setSwitch(_ s: GlobalSwitch, _ on: Bool) -> Bool {
+        switch s {
+        case .silentMode:
+            guard model.silentMode != on else { return false }
+            model.silentMode = on
+        case .screenLock:
+            guard model.screenLocked != on else { return false }
+            model.screenLocked = on
+        }
+        return true
+    }
+
+    /// Remembers the switches a client asked for (granted or not).
+    mutating func rememberSwitchRequest(_ c: ClientID, _ asked: SwitchRequest) {
+        var kept = model.switchRequests[c] ?? SwitchRequest()
+        for s in GlobalSwitch.allCases where asked[s] != nil { kept[s] = asked[s] }
+        model.switchRequests[c] = kept
+    }
+
+    /// Holds an ended session's interruptions for the grace period; returns its timer token.
+    mutating func hold(_ end: HeldEnd) -> UInt64 {
+        model.lastTimerToken &+= 1
+        model.held[model.lastTimerToken] = end
+        return model.lastTimerToken
+    }
+
+    /// What `token` held, no longer held.
+    mutating func takeHeld(_ token: UInt64) -> HeldEnd? {
+        model.held.removeValue(forKey: token)
+    }
+
+    /// What was published for a session (nil: removed); returns the previous value.
+    @discardableResult
+    mutating func setPublished(_ s: SessionID, _ snapshot: SessionSnapshot?) -> SessionSnapshot? {
+        guard let snapshot else { return model.published.removeValue(forKey: s) }
+        return model.published.updateValue(snapshot, forKey: s)
+    }
+
+    mutating func setPublishedGlobal(_ g: GlobalSnapshot) {
+        model.lastGlobal = g
+    }
+
+    /// A client's accepted MPRIS report (nil: none); returns the previous one.
+    @discardableResult
+    mutating func setPlayerReport(_ c: ClientID, _ report: PlayerReport?) -> PlayerReport? {
+        guard let report else { return model.playerReports.removeValue(forKey: c) }
+        return model.playerReports.updateValue(report, forKey: c)
+    }
+
+    mutating func setPublishedPlayers(_ players: [NodeID: String]) {
+        model.publishedPlayers = players
+    }
+}
+
+// MARK: the index's upkeep
+
+extension PolicyState {
+    /// Recomputes the whole index from the model.
+    mutating func rebuildIndex() {
+        index = PolicyIndex()
+        for (e, ep) in model.endpoints { noteSinkGroup(e, old: nil, new: ep) }
+        for (n, r) in model.relays.sorted(by: { $0.key < $1.key }) where index.relayOfGroup[r.linkGroup] == nil {
+            index.relayOfGroup[r.linkGroup] = n
+        }
+        for (n, st) in model.streams {
+            index.streamsOfClient[st.client, default: []].insert(n)
+            noteDeclaring(n, client: st.client)
+            countGains(of: st.client, removing: nil, adding: st)
+        }
+        for (l, link) in model.links {
+            index.linksOfNode[link.output, default: []].insert(l)
+            index.linksOfNode[link.input, default: []].insert(l)
+        }
+        for n in model.streams.keys { refreshRoute(ofStream: n) }
+        for c in model.clients.keys { refreshDerived(ofClient: c) }
+        for n in model.streams.keys where index.derived[.stream(n)] == nil { index.derived[.stream(n)] = deriveTraits(.stream(n)) }
+        for (s, m) in model.marks {
+            if let i = m.interruption { index.victimsOf[i.cause, default: []].insert(s) }
+        }
+        index.availableRoute = availableRoute()
+        // Which clients declare and each session's activity sets, as the rules keep them
+        // (`updateDeclared`, `updateMembership`).
+        for c in model.clients.keys where computeDeclared(c) { index.declaredClients.insert(c) }
+        for s in model.marks.keys { _ = setMembership(s, membership(s)) }
+    }
+
+    /// The index of `model`, computed from nothing else.
+    static func rebuilt(from model: PolicyModel, configuration: PolicyConfiguration) -> PolicyIndex {
+        PolicyState(configuration: configuration, model: model).index
+    }
+
+    /// Whether the index equals one rebuilt from the model: every table, no exemption.
+    func agreesWithRebuild() -> Bool {
+        let rebuilt = PolicyState.rebuilt(from: model, configuration: configuration)
+        guard index == rebuilt else { return false }
+        // The merged route from endpoint counts equals a walk of the client's streams.
+        for c in index.streamsOfClient.keys where clientRoute(c) != route(.client(c)) { return false }
+        return true
+    }
+
+    /// Recomputes the cached traits of the client's session and of each of its streams'
+    /// legacy sessions (a legacy session reads its client's properties too).
+    mutating func refreshDerived(ofClient c: ClientID) {
+        index.derived[.client(c)] = model.clients[c] == nil ? nil : deriveTraits(.client(c))
+        for n in index.streamsOfClient[c] ?? [] { index.derived[.stream(n)] = deriveTraits(.stream(n)) }
+    }
+
+    /// After a change to one stream (added, removed, new properties): the client's session
+    /// (its declaration may come from its first stream) and that stream's legacy session.
+    mutating func refreshDerived(ofClient c: ClientID, stream n: NodeID) {
+        index.derived[.client(c)] = model.clients[c] == nil ? nil : deriveTraits(.client(c))
+        index.derived[.stream(n)] = deriveTraits(.stream(n))
+    }
+
+    /// Keeps `declaringStreamsOfClient` in step after the stream came, changed or went.
+    mutating func noteDeclaring(_ n: NodeID, client c: ClientID) {
+        if model.streams[n]?.facts.declaration.declares == true {
+            index.declaringStreamsOfClient[c, default: []].insert(n)
+        } else if index.declaringStreamsOfClient[c]?.remove(n) != nil, index.declaringStreamsOfClient[c]?.isEmpty == true {
+            index.declaringStreamsOfClient[c] = nil
+        }
+    }
+
+    /// Keeps each client's count of output streams per gain and silence in step.
+    mutating func countGains(of c: ClientID, removing old: StreamInfo?, adding new: StreamInfo?) {
+        let before = old.flatMap { $0.direction == .output ? UniformGains(gain: $0.duckGain, silenced: $0.silenced) : nil }
+        let after = new.flatMap { $0.direction == .output ? UniformGains(gain: $0.duckGain, silenced: $0.silenced) : nil }
+        guard before != after else { return }
+        if let before, let i = index.gainsOfClient[c]?.index(forKey: before) {
+            if index.gainsOfClient[c]?.values[i] ?? 0 > 1 {
+                index.gainsOfClient[c]?.values[i] &-= 1
+            } else {
+                index.gainsOfClient[c]?.remove(at: i)
+                if index.gainsOfClient[c]?.isEmpty == true { index.gainsOfClient[c] = nil }
+            }
+        }
+        if let after { index.gainsOfClient[c, default: [:]][after, default: 0] &+= 1 }
+    }
+
+    mutating func noteSinkGroup(_ e: NodeID, old: EndpointInfo?, new: EndpointInfo?) {
+        if let o = old, o.kind == .sink, let g = Self.linkGroup(o.facts.linkGroup) {
+            index.sinksOfGroup[g]?.remove(e)
+            if index.sinksOfGroup[g]?.isEmpty == true { index.sinksOfGroup[g] = nil }
+        }
+        if let ep = new, ep.kind == .sink, let g = Self.linkGroup(ep.facts.linkGroup) {
+            index.sinksOfGroup[g, default: []].insert(e)
+        }
+    }
+
+    mutating func unindexLink(_ l: LinkID, _ link: LinkInfo) {
+        index.linksOfNode[link.output]?.remove(l)
+        if index.linksOfNode[link.output]?.isEmpty == true { index.linksOfNode[link.output] = nil }
+        index.linksOfNode[link.input]?.remove(l)
+        if index.linksOfNode[link.input]?.isEmpty == true { index.linksOfNode[link.input] = nil }
+    }
+
+    /// Recomputes the cached route of the node if it is a stream (one of its links changed),
+    /// and its client's endpoint counts.
+    mutating func refreshRoute(ofStream n: NodeID) {
+        guard let st = model.streams[n] else {
+            index.streamRoutes[n] = nil
+            return
+        }
+        let (route, reached) = computeStreamRoute(n, st)
+        index.streamRoutes[n] = route
+        let old = index.streamEndpoints.updateValue(reached, forKey: n) ?? StreamEndpoints()
+        if old != reached { countEndpoints(of: st.client, removing: old, adding: reached) }
+    }
+
+    /// A stream goes away: its cached route and its share of its client's endpoint counts.
+    mutating func forgetRoute(ofStream n: NodeID, client c: ClientID) {
+        index.streamRoutes[n] = nil
+        if let old = index.streamEndpoints.removeValue(forKey: n) { countEndpoints(of: c, removing: old, adding: StreamEndpoints()) }
+    }
+
+    mutating func countEndpoints(of c: ClientID, removing old: StreamEndpoints, adding new: StreamEndpoints) {
+        func add(_ counts: inout [NodeID: Int], _ e: NodeID) {
+            counts[e, default: 0] &+= 1
+        }
+        func remove(_ counts: inout [NodeID: Int], _ e: NodeID) {
+            guard let i = counts.index(forKey: e) else { return }
+            if counts.values[i] > 1 { counts.values[i] &-= 1 } else { counts.remove(at: i) }
+        }
+        var counts = index.endpointsOfClient.removeValue(forKey: c) ?? EndpointCounts()
+        for e in old.outputs { remove(&counts.outputs, e) }
+        for e in old.inputs { remove(&counts.inputs, e) }
+        for e in new.outputs { add(&counts.outputs, e) }
+        for e in new.inputs { add(&counts.inputs, e) }
+        if !counts.isEmpty { index.endpointsOfClient[c] = counts }
+    }
+
+    /// Recomputes the cached routes of the streams linked to an endpoint whose port changed
+    /// (or that appeared or went away).
+    mutating func refreshRoutes(linkedTo e: NodeID) {
+        for n in streamsLinked(to: e).sorted() { refreshRoute(ofStream: n) }
+    }
+
+    /// Recomputes the routes of the streams playing into the relay's sink(s).
+    mutating func refreshStreams(behindRelay n: NodeID) {
+        guard let r = model.relays[n] else { return }
+        for e in (index.sinksOfGroup[r.linkGroup] ?? []).sorted() { refreshRoutes(linkedTo: e) }
+    }
+}
