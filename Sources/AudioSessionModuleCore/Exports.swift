@@ -54,8 +54,7 @@ public func as_core_new(
         writeError(e.description, into: error, size: errorSize)
         return nil
     case .success(let configuration):
-        let sink = CEffectSink(table: effects.pointee, data: data)
-        let core = ModuleCore(configuration: configuration, effects: sink)
+        let core = ModuleCore(configuration: configuration, effects: effects.pointee, data: data)
         return OpaquePointer(Unmanaged.passRetained(core).toOpaque())
     }
 }

@@ -14,19 +14,30 @@ import Glibc
 /// loaded module, used on the PipeWire main loop only.
 public final class ModuleCore {
     public private(set) var policy: SessionPolicy
-    let effects: EffectSink
+    /// The module's effect callbacks (`struct as_core_effects`) and their `data`.
+    let effects: as_core_effects
+    let data: UnsafeMutableRawPointer?
+    /// What `data` points into, kept alive with the core (a test's recorder); nil for the
+    /// module, which owns its `struct impl` itself.
+    let owner: AnyObject?
     /// Sequence number of the last event published on `audio-session.event`.
     public private(set) var sequence: UInt64 = 0
 
-    public init(configuration: PolicyConfiguration, effects: EffectSink) {
+    public init(configuration: PolicyConfiguration, effects: as_core_effects, data: UnsafeMutableRawPointer?, owner: AnyObject? = nil) {
+        self.effects = effects
+        self.data = data
+        self.owner = owner
         var configuration = configuration
         // Nothing may be held for a grace period that no timer would end.
-        if !effects.schedulesTimers { configuration.resumeGraceMilliseconds = 0 }
+        if !(effects.version >= 3 && effects.schedule_timer != nil) { configuration.resumeGraceMilliseconds = 0 }
         // MPRIS reports are accepted from the daemon's own user (the policy decides).
         if configuration.daemonUserID == nil { configuration.daemonUserID = Self.currentUserID() }
         self.policy = SessionPolicy(configuration: configuration)
-        self.effects = effects
     }
+
+    /// Whether property changes may wait for `flush()`: the module asks for one on its next
+    /// loop turn (`schedule_flush`, since version 2).
+    var defersPropertyChanges: Bool { effects.version >= 2 && effects.schedule_flush != nil }
 
     /// The user the daemon runs as.
     static func currentUserID() -> UInt32? {
@@ -66,14 +77,14 @@ public final class ModuleCore {
     /// the held changes first, so the policy sees the graph in order, and is itself
     /// decided at once: a pause that keeps audio from leaking never waits.
     public func handle(_ event: Event) {
-        if effects.defersPropertyChanges, let object = Self.coalescing(event) {
-            if pendingChanges.isEmpty { effects.scheduleFlush() }
+        if defersPropertyChanges, let object = Self.coalescing(event) {
+            if pendingChanges.isEmpty { effects.schedule_flush?(data) }
             pendingOrder &+= 1
             pendingChanges[object] = (pendingOrder, event)
             return
         }
         flush()
-        decide(event)
+        for effect in policy.handle(event) { run(effect) }
     }
 
     /// Decides the held property changes, in the order of their last change.
@@ -81,7 +92,9 @@ public final class ModuleCore {
         guard !pendingChanges.isEmpty else { return }
         let batch = pendingChanges.values.sorted { $0.order < $1.order }
         pendingChanges = [:]
-        for held in batch { decide(held.event) }
+        for held in batch {
+            for effect in policy.handle(held.event) { run(effect) }
+        }
     }
 
     /// Publishes the current state again (the global state and every session's) into a
@@ -100,10 +113,6 @@ public final class ModuleCore {
     /// players, switch requests): 0 once every object is gone.
     public var recordCount: Int { pendingChanges.count + policy.recordCount }
 
-    func decide(_ event: Event) {
-        for effect in policy.handle(event) { run(effect) }
-    }
-
     /// A client wrote its own properties on its own connection (`pw_core_update_properties`):
     /// the MPRIS bridge's report and the global switch requests are read from this writing
     /// only, so that properties another client wrote onto this one never count. Held
@@ -111,13 +120,11 @@ public final class ModuleCore {
     /// burst of declaration rewrites is still decided once.
     public func ownPropertiesWritten(_ client: ClientID, _ props: Properties) {
         if let report = PlayerReport(pipeWire: props) {
-            flush()
-            decide(.playerReportChanged(client, report))
+            handle(.playerReportChanged(client, report))
         }
         let request = SwitchRequest(pipeWire: props)
         guard !request.isEmpty else { return }
-        flush()
-        decide(.switchesRequested(client, request))
+        handle(.switchesRequested(client, request))
     }
 
     /// A client connected: what it brings is its own (nobody else can reach it before it is
@@ -125,96 +132,53 @@ public final class ModuleCore {
     public func clientAdded(_ client: ClientID, _ props: Properties, identity: ClientIdentity) {
         handle(.clientAdded(client, props, identity: identity))
         let request = SwitchRequest(pipeWire: props)
-        if !request.isEmpty { decide(.switchesRequested(client, request)) }
+        if !request.isEmpty { handle(.switchesRequested(client, request)) }
     }
 
     /// The module is going away: what the policy undoes (its pauses, R41) is run; nothing is
     /// decided after this.
     public func unload() {
-        flush()
-        decide(.moduleUnloading)
+        handle(.moduleUnloading)
     }
 
+    /// Carries out one effect through the module's callbacks.
     func run(_ effect: Effect) {
         switch effect {
         case .pause(let node):
-            effects.pause(node.raw)
+            effects.pause?(data, node.raw)
         case .resume(let node):
-            effects.resume(node.raw)
+            effects.resume?(data, node.raw)
         case .duck(let node, let gain, let ramp):
-            effects.duck(node.raw, gain, ramp)
+            effects.duck?(data, node.raw, gain, ramp)
         case .silence(let node, let on):
-            effects.silence(node.raw, on)
+            effects.silence?(data, node.raw, on)
         case .notify(let session, let notification):
             sequence &+= 1
             let value = MetadataFormat.event(sequence: sequence, session: session, notification: notification)
-            effects.publish(0, MetadataFormat.eventKey, MetadataFormat.jsonType, value.description)
-            effects.log(.info, "\(session): \(value)")
+            publish(0, MetadataFormat.eventKey, value.description)
+            log(.info, "\(session): \(value)")
         case .publishSession(let session, let snapshot):
-            let value = snapshot.map { MetadataFormat.session(session, $0).description }
-            effects.publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, MetadataFormat.jsonType, value)
+            publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, snapshot.map { MetadataFormat.session(session, $0).description })
         case .publishGlobal(let global):
-            effects.publish(0, MetadataFormat.globalKey, MetadataFormat.jsonType, MetadataFormat.global(global).description)
+            publish(0, MetadataFormat.globalKey, MetadataFormat.global(global).description)
         case .publishPlayer(let node, let player):
-            effects.publish(node.raw, MetadataFormat.mprisKey, MetadataFormat.jsonType, player.map { MetadataFormat.mpris(player: $0).description })
+            publish(node.raw, MetadataFormat.mprisKey, player.map { MetadataFormat.mpris(player: $0).description })
         case .scheduleTimer(let token, let milliseconds):
-            effects.scheduleTimer(token, milliseconds)
+            if effects.version >= 3 { effects.schedule_timer?(data, token, milliseconds) }
         case .switchSet(let client, let s, let on):
-            effects.log(.info, "\(client) sets \(SwitchRequest.key(s)) \(on ? "on" : "off")")
+            log(.info, "\(client) sets \(SwitchRequest.key(s)) \(on ? "on" : "off")")
         case .switchRefused(let client, let s, let reason):
-            effects.log(.warn, "\(client) may not set \(SwitchRequest.key(s)): \(reason.sentence)")
+            log(.warn, "\(client) may not set \(SwitchRequest.key(s)): \(reason.sentence)")
         case .playerReportRefused(let client):
-            effects.log(.warn, "\(client) may not report MPRIS players: only a client of the daemon's user that is not sandboxed may")
+            log(.warn, "\(client) may not report MPRIS players: only a client of the daemon's user that is not sandboxed may")
         }
     }
-}
 
-public enum LogLevel: Sendable { case error, warn, info, debug }
-
-/// Where effects go: the module's `struct as_core_effects`, or a recording fake in tests.
-public protocol EffectSink: AnyObject {
-    func pause(_ node: UInt32)
-    func resume(_ node: UInt32)
-    func duck(_ node: UInt32, _ gain: Float, _ rampMilliseconds: UInt32)
-    func silence(_ node: UInt32, _ on: Bool)
-    /// `value` nil removes the key.
-    func publish(_ subject: UInt32, _ key: String, _ type: String, _ value: String?)
-    func log(_ level: LogLevel, _ message: String)
-    /// Whether property changes may wait for `ModuleCore.flush()` (debouncing).
-    var defersPropertyChanges: Bool { get }
-    /// Asks for one `ModuleCore.flush()` soon, on the same thread (the module's next loop turn).
-    func scheduleFlush()
-    /// Whether `scheduleTimer` calls back (a grace period needs it).
-    var schedulesTimers: Bool { get }
-    /// Asks for `ModuleCore.handle(.timerFired(token))` after `milliseconds`, on the same thread.
-    func scheduleTimer(_ token: UInt64, _ milliseconds: UInt32)
-}
-
-extension EffectSink {
-    public var defersPropertyChanges: Bool { false }
-    public func scheduleFlush() {}
-    public var schedulesTimers: Bool { false }
-    public func scheduleTimer(_ token: UInt64, _ milliseconds: UInt32) {}
-}
-
-/// Runs effects through the C callback table given to `as_core_new`.
-final class CEffectSink: EffectSink {
-    let table: as_core_effects
-    let data: UnsafeMutableRawPointer?
-
-    init(table: as_core_effects, data: UnsafeMutableRawPointer?) {
-        self.table = table
-        self.data = data
-    }
-
-    func pause(_ node: UInt32) { table.pause?(data, node) }
-    func resume(_ node: UInt32) { table.resume?(data, node) }
-    func duck(_ node: UInt32, _ gain: Float, _ ramp: UInt32) { table.duck?(data, node, gain, ramp) }
-    func silence(_ node: UInt32, _ on: Bool) { table.silence?(data, node, on) }
-    func publish(_ subject: UInt32, _ key: String, _ type: String, _ value: String?) {
-        guard let publish = table.publish else { return }
+    /// Writes (`value` non-nil) or removes a key of the `audio-session` metadata.
+    func publish(_ subject: UInt32, _ key: String, _ value: String?) {
+        guard let publish = effects.publish else { return }
         key.withCString { k in
-            type.withCString { t in
+            MetadataFormat.jsonType.withCString { t in
                 if let value {
                     value.withCString { v in publish(data, subject, k, t, v) }
                 } else {
@@ -223,8 +187,9 @@ final class CEffectSink: EffectSink {
             }
         }
     }
+
     func log(_ level: LogLevel, _ message: String) {
-        guard let log = table.log else { return }
+        guard let log = effects.log else { return }
         let c: as_log_level
         switch level {
         case .error: c = AS_LOG_ERROR
@@ -234,11 +199,6 @@ final class CEffectSink: EffectSink {
         }
         message.withCString { log(data, c, $0) }
     }
-    var defersPropertyChanges: Bool { table.version >= 2 && table.schedule_flush != nil }
-    func scheduleFlush() { table.schedule_flush?(data) }
-    var schedulesTimers: Bool { table.version >= 3 && table.schedule_timer != nil }
-    func scheduleTimer(_ token: UInt64, _ milliseconds: UInt32) {
-        guard schedulesTimers else { return }
-        table.schedule_timer?(data, token, milliseconds)
-    }
 }
+
+public enum LogLevel: Sendable { case error, warn, info, debug }

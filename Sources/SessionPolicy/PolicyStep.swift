@@ -50,66 +50,6 @@ struct PolicyStep: PolicyReading {
         self.state = state
     }
 
-    mutating func run(_ event: Event) {
-        switch event {
-        case .clientAdded(let c, let facts):
-            let (kept, refusal) = withinLimits(facts.declaration, previous: model.clients[c]?.facts.declaration)
-            var f = facts
-            f.declaration = kept
-            clientAdded(c, f)
-            if let refusal { notify(.client(c), .declarationRefused(refusal)) }
-            if let report = facts.playerReport { playerReportChanged(c, report) }
-        case .clientChanged(let c, let facts):
-            let (kept, refusal) = withinLimits(facts.declaration, previous: model.clients[c]?.facts.declaration)
-            var f = facts
-            f.declaration = kept
-            // Who a client is was established when it connected; a property change cannot
-            // change it, and a report is read from the client's own writing only.
-            if let known = model.clients[c] { f.identity = known.facts.identity }
-            f.playerReport = nil
-            clientChanged(c, f)
-            if let refusal { notify(.client(c), .declarationRefused(refusal)) }
-        case .clientRemoved(let c): clientRemoved(c)
-        case .streamAdded(let n, let c, let direction, let facts):
-            if direction == .input && facts.recordsMonitor {
-                monitorAdded(n)
-                return finish()
-            }
-            state.setMonitor(n, false)
-            let (kept, refusal) = withinLimits(facts.declaration, previous: model.streams[n]?.facts.declaration)
-            var f = facts
-            f.declaration = kept
-            streamAdded(n, client: c, direction: direction, f)
-            if let refusal { notify(sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
-        case .streamChanged(let n, let facts):
-            guard !model.monitors.contains(n) else { return finish() }
-            let (kept, refusal) = withinLimits(facts.declaration, previous: model.streams[n]?.facts.declaration)
-            var f = facts
-            f.declaration = kept
-            streamChanged(n, f)
-            if let refusal { notify(sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
-        case .streamRunning(let n, let running): streamRunning(n, running)
-        case .streamActivatedByOwner(let n): streamActivatedByOwner(n)
-        case .streamReleasedToProgram(let n): streamReleasedToProgram(n)
-        case .streamRemoved(let n):
-            if state.setMonitor(n, false) { return finish() }
-            streamRemoved(n)
-            if model.publishedPlayers[n] != nil { refreshPlayers() }
-        case .endpointAdded(let e, let kind, let facts): endpointAdded(e, kind: kind, facts)
-        case .endpointChanged(let e, let facts): endpointChanged(e, facts)
-        case .endpointRemoved(let e): endpointRemoved(e)
-        case .endpointRoutesRead(let e, let reading): routesRead(e, reading)
-        case .endpointMuteChanged(let e, let muted): endpointMuteChanged(e, muted: muted)
-        case .linkAdded(let l, let output, let input): linkAdded(l, output: output, input: input)
-        case .linkRemoved(let l): linkRemoved(l)
-        case .switchesRequested(let c, let request): switchesRequested(c, request)
-        case .playerReportChanged(let c, let report): playerReportChanged(c, report)
-        case .moduleUnloading: return moduleUnloading()
-        case .timerFired(let token): heldEndExpired(token)
-        }
-        finish()
-    }
-
     /// What a declaration may hold (`DeclarationLimits`): one too large is refused as a
     /// whole, and the last accepted one (`previous`) stays in force.
     func withinLimits(_ facts: DeclarationFacts, previous: DeclarationFacts?) -> (DeclarationFacts, SessionError?) {

@@ -59,7 +59,70 @@ public struct SessionPolicy: Sendable {
         step.fx.reserveCapacity(16)
         swap(&step.state, &state)
         scratch.lend(to: &step)
-        step.run(event)
+        // The event goes to its rule (`PolicyStep+*.swift`); what reaches the rules is
+        // admitted here: a declaration within its limits (DeclarationLimits), a client's
+        // identity as it connected, nothing of a monitor recorder.
+        var finishes = true
+            switch event {
+            case .clientAdded(let c, let facts):
+                let (kept, refusal) = step.withinLimits(facts.declaration, previous: step.model.clients[c]?.facts.declaration)
+                var f = facts
+                f.declaration = kept
+                step.clientAdded(c, f)
+                if let refusal { step.notify(.client(c), .declarationRefused(refusal)) }
+                if let report = facts.playerReport { step.playerReportChanged(c, report) }
+            case .clientChanged(let c, let facts):
+                let (kept, refusal) = step.withinLimits(facts.declaration, previous: step.model.clients[c]?.facts.declaration)
+                var f = facts
+                f.declaration = kept
+                // Who a client is was established when it connected; a property change cannot
+                // change it, and a report is read from the client's own writing only.
+                if let known = step.model.clients[c] { f.identity = known.facts.identity }
+                f.playerReport = nil
+                step.clientChanged(c, f)
+                if let refusal { step.notify(.client(c), .declarationRefused(refusal)) }
+            case .clientRemoved(let c): step.clientRemoved(c)
+            case .streamAdded(let n, let c, let direction, let facts):
+                if direction == .input && facts.recordsMonitor {
+                    step.monitorAdded(n)
+                    break
+                }
+                step.state.setMonitor(n, false)
+                let (kept, refusal) = step.withinLimits(facts.declaration, previous: step.model.streams[n]?.facts.declaration)
+                var f = facts
+                f.declaration = kept
+                step.streamAdded(n, client: c, direction: direction, f)
+                if let refusal { step.notify(step.sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
+            case .streamChanged(let n, let facts):
+                guard !step.model.monitors.contains(n) else { break }
+                let (kept, refusal) = step.withinLimits(facts.declaration, previous: step.model.streams[n]?.facts.declaration)
+                var f = facts
+                f.declaration = kept
+                step.streamChanged(n, f)
+                if let refusal { step.notify(step.sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
+            case .streamRunning(let n, let running): step.streamRunning(n, running)
+            case .streamActivatedByOwner(let n): step.streamActivatedByOwner(n)
+            case .streamReleasedToProgram(let n): step.streamReleasedToProgram(n)
+            case .streamRemoved(let n):
+                if step.state.setMonitor(n, false) { break }
+                step.streamRemoved(n)
+                if step.model.publishedPlayers[n] != nil { step.refreshPlayers() }
+            case .endpointAdded(let e, let kind, let facts): step.endpointAdded(e, kind: kind, facts)
+            case .endpointChanged(let e, let facts): step.endpointChanged(e, facts)
+            case .endpointRemoved(let e): step.endpointRemoved(e)
+            case .endpointRoutesRead(let e, let reading): step.routesRead(e, reading)
+            case .endpointMuteChanged(let e, let muted): step.endpointMuteChanged(e, muted: muted)
+            case .linkAdded(let l, let output, let input): step.linkAdded(l, output: output, input: input)
+            case .linkRemoved(let l): step.linkRemoved(l)
+            case .switchesRequested(let c, let request): step.switchesRequested(c, request)
+            case .playerReportChanged(let c, let report): step.playerReportChanged(c, report)
+            case .moduleUnloading:
+                // Nothing is decided after this: no membership, gains or publishing.
+                step.moduleUnloading()
+                finishes = false
+            case .timerFired(let token): step.heldEndExpired(token)
+            }
+        if finishes { step.finish() }
         swap(&step.state, &state)
         scratch.takeBack(from: &step)
         return step.fx

@@ -1,10 +1,11 @@
+import AudioSessionCoreABI
 import AudioSessionModuleCore
 import Foundation
 import SessionPolicy
 import PipeWireFacts
 import Testing
 
-/// One call the core made on its `EffectSink`, in the order it made them.
+/// One call the core made on its effect table, in the order it made them.
 enum EffectCall: Equatable, CustomStringConvertible {
     case pause(UInt32)
     case resume(UInt32)
@@ -25,25 +26,60 @@ enum EffectCall: Equatable, CustomStringConvertible {
     }
 }
 
-/// A recording fake for the module's effect table: remembers every call.
-final class RecordingEffectSink: EffectSink {
+/// A recording fake for the module's effect table (`struct as_core_effects`): its C
+/// callbacks remember every call, as the module's would carry it out.
+class RecordingEffectSink {
     var calls: [EffectCall] = []
-
-    func pause(_ node: UInt32) { calls.append(.pause(node)) }
-    func resume(_ node: UInt32) { calls.append(.resume(node)) }
-    func duck(_ node: UInt32, _ gain: Float, _ rampMilliseconds: UInt32) {
-        calls.append(.duck(node, gain: gain, rampMilliseconds: rampMilliseconds))
-    }
-    func silence(_ node: UInt32, _ on: Bool) { calls.append(.silence(node, on)) }
-    func publish(_ subject: UInt32, _ key: String, _ type: String, _ value: String?) {
-        calls.append(.publish(subject: subject, key: key, type: type, value: value))
-    }
-    func log(_ level: LogLevel, _ message: String) { calls.append(.log(level, message)) }
+    /// Flushes asked for with `schedule_flush` (a deferring sink only).
+    var flushRequests = 0
+    /// Whether the table has `schedule_flush`, as the module's does: property changes wait.
+    var defers: Bool { false }
 
     /// The calls since the last `take()`, and forget them.
     func take() -> [EffectCall] {
         defer { calls = [] }
         return calls
+    }
+
+    /// The table, its callbacks recording into the sink `data` points to.
+    var table: as_core_effects {
+        var t = as_core_effects(
+            version: UInt32(AS_CORE_EFFECTS_VERSION),
+            pause: { data, node in sink(data).calls.append(.pause(node)) },
+            resume: { data, node in sink(data).calls.append(.resume(node)) },
+            duck: { data, node, gain, ramp in sink(data).calls.append(.duck(node, gain: gain, rampMilliseconds: ramp)) },
+            silence: { data, node, on in sink(data).calls.append(.silence(node, on)) },
+            publish: { data, subject, key, type, value in
+                sink(data).calls.append(.publish(
+                    subject: subject, key: key.map { String(cString: $0) } ?? "<NULL>",
+                    type: type.map { String(cString: $0) } ?? "<NULL>", value: value.map { String(cString: $0) }))
+            },
+            log: { data, level, message in
+                let l: LogLevel
+                switch level {
+                case AS_LOG_ERROR: l = .error
+                case AS_LOG_WARN: l = .warn
+                case AS_LOG_INFO: l = .info
+                default: l = .debug
+                }
+                sink(data).calls.append(.log(l, message.map { String(cString: $0) } ?? "<NULL>"))
+            },
+            schedule_flush: nil,
+            schedule_timer: nil)
+        if defers { t.schedule_flush = { data in sink(data).flushRequests += 1 } }
+        return t
+    }
+}
+
+/// The sink a table's `data` points to.
+private func sink(_ data: UnsafeMutableRawPointer?) -> RecordingEffectSink {
+    Unmanaged<RecordingEffectSink>.fromOpaque(data!).takeUnretainedValue()
+}
+
+extension ModuleCore {
+    /// A core whose effects `sink` records (the core keeps it alive).
+    convenience init(configuration: PolicyConfiguration, effects sink: RecordingEffectSink) {
+        self.init(configuration: configuration, effects: sink.table, data: Unmanaged.passUnretained(sink).toOpaque(), owner: sink)
     }
 }
 
@@ -112,18 +148,7 @@ extension Dictionary where Key == String, Value == Any {
 }
 
 /// A recording sink that, like the module, asks for a flush on its next loop turn.
-final class DeferringEffectSink: EffectSink {
-    let recording = RecordingEffectSink()
-    var flushRequests = 0
-
-    func pause(_ node: UInt32) { recording.pause(node) }
-    func resume(_ node: UInt32) { recording.resume(node) }
-    func duck(_ node: UInt32, _ gain: Float, _ rampMilliseconds: UInt32) { recording.duck(node, gain, rampMilliseconds) }
-    func silence(_ node: UInt32, _ on: Bool) { recording.silence(node, on) }
-    func publish(_ subject: UInt32, _ key: String, _ type: String, _ value: String?) {
-        recording.publish(subject, key, type, value)
-    }
-    func log(_ level: LogLevel, _ message: String) { recording.log(level, message) }
-    var defersPropertyChanges: Bool { true }
-    func scheduleFlush() { flushRequests += 1 }
+final class DeferringEffectSink: RecordingEffectSink {
+    override var defers: Bool { true }
+    var recording: RecordingEffectSink { self }
 }
