@@ -48,6 +48,9 @@ let package = Package(
 
         // The headless PipeWire sandbox (pw-session sandbox, the integration tests, make bench).
         .target(name: "Sandbox"),
+        // What a hostile client sends, for the integration tests and make bench only: no
+        // product depends on it.
+        .target(name: "HostileClients"),
 
         // The AVAudioSession-like client library for applications.
         .target(name: "AudioSession", dependencies: ["CPipeWireShim", "AudioSessionVocabulary", "PipeWirePorts"]),
@@ -58,8 +61,7 @@ let package = Package(
             dependencies: [
                 "AudioSession",
                 "MPRISBridge",
-                "SessionPolicy",
-                "PipeWireFacts",
+                "PipeWirePorts",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -73,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "audio-session-bench",
             dependencies: [
-                "Sandbox", "AudioSession", "SessionPolicy", "PipeWireFacts",
+                "Sandbox", "HostileClients", "AudioSession", "SessionPolicy", "PipeWireFacts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -88,6 +90,6 @@ let package = Package(
         ),
         .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy", "PipeWireFacts"]),
         .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy", "PipeWireFacts", "MPRISBridge"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "SessionPolicy", "PipeWireFacts", "AudioSession"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "HostileClients", "SessionPolicy", "PipeWireFacts", "AudioSession"]),
     ]
 )

@@ -50,11 +50,12 @@ struct PolicyStep: PolicyReading {
         self.state = state
     }
 
-    /// What a declaration may hold (`DeclarationLimits`): one too large is refused as a
-    /// whole, and the last accepted one (`previous`) stays in force.
-    func withinLimits(_ facts: DeclarationFacts, previous: DeclarationFacts?) -> (DeclarationFacts, SessionError?) {
-        guard let refusal = DeclarationLimits.refusal(facts.size) else { return (facts, nil) }
-        return (previous ?? DeclarationFacts(), refusal)
+    /// What a declaration may hold (F5, `DeclarationLimits`): one too large is refused as a
+    /// whole, and the last accepted one (`previous`) stays in force. Returns the refusal.
+    func keepWithinLimits(_ facts: inout DeclarationFacts, previous: DeclarationFacts?) -> SessionError? {
+        guard let refusal = DeclarationLimits.refusal(facts.size) else { return nil }
+        facts = previous ?? DeclarationFacts()
+        return refusal
     }
 
     /// R41: the module is going away. Every stream the policy holds paused is resumed, so

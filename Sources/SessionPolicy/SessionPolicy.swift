@@ -1,16 +1,19 @@
-/// Apple's audio-session rules (R1…R41) as a pure state machine:
-/// `(State, Event) -> (State, [Effect])`.
+/// Apple's audio-session rules (R1…R41), and what the graph's facts mean (F1…F7), as a
+/// pure state machine: `(State, Event) -> (State, [Effect])`. Every decision the module
+/// carries out is made here.
 ///
 /// No clock, no I/O, no Foundation: the module hands in graph events and runs
 /// the effects it gets back, in order. Nothing reachable from `handle` traps.
 /// Output order is deterministic: whenever it depends on a collection, the
 /// collection is walked in sorted order (`SessionID`, `NodeID`).
 ///
-/// The state is in three parts, each in its own file:
+/// The state is in parts, each in its own file:
 /// - the model (`PolicyModel`): the truth, the graph as reported and the policy's own
 ///   records; what `snapshot()` returns;
 /// - the index (`PolicyIndex`): everything derived from the model to keep one decision
-///   cheap, with one rebuild and one consistency check;
+///   cheap;
+/// - the state (`PolicyState`): the model and the index, changed only through its
+///   mutators, which keep the index equal to a rebuild from the model;
 /// - the step (`PolicyStep`): one event being decided, with its effects and scratch; it
 ///   lives only inside `handle`. The rules (`PolicyStep+*.swift`) are written on it.
 ///
@@ -29,8 +32,8 @@
 ///   is a fact (`StreamInfo.running`) that only the module's report changes. The module's
 ///   report of a node the policy paused stopping, or of one it resumed starting, is the
 ///   confirmation of that decision, not a new event for the rules.
-/// - `streamActivationRequested(n)` that arbitration accepts is confirmed with `.resume(n)`;
-///   refused, it is answered with `.pause(n)`.
+/// - An owner's activation that is a request (F3) and that arbitration accepts is
+///   confirmed with `.resume(n)`; refused, it is answered with `.pause(n)`.
 public struct SessionPolicy: Sendable {
     public var configuration: PolicyConfiguration { state.configuration }
     /// The model (the truth: the graph and the policy's own records) and its index.
@@ -63,65 +66,61 @@ public struct SessionPolicy: Sendable {
         // admitted here: a declaration within its limits (DeclarationLimits), a client's
         // identity as it connected, nothing of a monitor recorder.
         var finishes = true
-            switch event {
-            case .clientAdded(let c, let facts):
-                let (kept, refusal) = step.withinLimits(facts.declaration, previous: step.model.clients[c]?.facts.declaration)
-                var f = facts
-                f.declaration = kept
-                step.clientAdded(c, f)
-                if let refusal { step.notify(.client(c), .declarationRefused(refusal)) }
-                if let report = facts.playerReport { step.playerReportChanged(c, report) }
-            case .clientChanged(let c, let facts):
-                let (kept, refusal) = step.withinLimits(facts.declaration, previous: step.model.clients[c]?.facts.declaration)
-                var f = facts
-                f.declaration = kept
-                // Who a client is was established when it connected; a property change cannot
-                // change it, and a report is read from the client's own writing only.
-                if let known = step.model.clients[c] { f.identity = known.facts.identity }
-                f.playerReport = nil
-                step.clientChanged(c, f)
-                if let refusal { step.notify(.client(c), .declarationRefused(refusal)) }
-            case .clientRemoved(let c): step.clientRemoved(c)
-            case .streamAdded(let n, let c, let direction, let facts):
-                if direction == .input && facts.recordsMonitor {
-                    step.monitorAdded(n)
-                    break
-                }
-                step.state.setMonitor(n, false)
-                let (kept, refusal) = step.withinLimits(facts.declaration, previous: step.model.streams[n]?.facts.declaration)
-                var f = facts
-                f.declaration = kept
-                step.streamAdded(n, client: c, direction: direction, f)
-                if let refusal { step.notify(step.sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
-            case .streamChanged(let n, let facts):
-                guard !step.model.monitors.contains(n) else { break }
-                let (kept, refusal) = step.withinLimits(facts.declaration, previous: step.model.streams[n]?.facts.declaration)
-                var f = facts
-                f.declaration = kept
-                step.streamChanged(n, f)
-                if let refusal { step.notify(step.sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
-            case .streamRunning(let n, let running): step.streamRunning(n, running)
-            case .streamActivatedByOwner(let n): step.streamActivatedByOwner(n)
-            case .streamReleasedToProgram(let n): step.streamReleasedToProgram(n)
-            case .streamRemoved(let n):
-                if step.state.setMonitor(n, false) { break }
-                step.streamRemoved(n)
-                if step.model.publishedPlayers[n] != nil { step.refreshPlayers() }
-            case .endpointAdded(let e, let kind, let facts): step.endpointAdded(e, kind: kind, facts)
-            case .endpointChanged(let e, let facts): step.endpointChanged(e, facts)
-            case .endpointRemoved(let e): step.endpointRemoved(e)
-            case .endpointRoutesRead(let e, let reading): step.routesRead(e, reading)
-            case .endpointMuteChanged(let e, let muted): step.endpointMuteChanged(e, muted: muted)
-            case .linkAdded(let l, let output, let input): step.linkAdded(l, output: output, input: input)
-            case .linkRemoved(let l): step.linkRemoved(l)
-            case .switchesRequested(let c, let request): step.switchesRequested(c, request)
-            case .playerReportChanged(let c, let report): step.playerReportChanged(c, report)
-            case .moduleUnloading:
-                // Nothing is decided after this: no membership, gains or publishing.
-                step.moduleUnloading()
-                finishes = false
-            case .timerFired(let token): step.heldEndExpired(token)
+        switch event {
+        case .clientAdded(let c, let facts):
+            var f = facts
+            let refusal = step.keepWithinLimits(&f.declaration, previous: step.model.clients[c]?.facts.declaration)
+            step.clientAdded(c, f)
+            if let refusal { step.notify(.client(c), .declarationRefused(refusal)) }
+            if let report = facts.playerReport { step.playerReportChanged(c, report) }
+        case .clientChanged(let c, let facts):
+            var f = facts
+            let refusal = step.keepWithinLimits(&f.declaration, previous: step.model.clients[c]?.facts.declaration)
+            // Who a client is was established when it connected; a property change cannot
+            // change it, and a report is read from the client's own writing only.
+            if let known = step.model.clients[c] { f.identity = known.facts.identity }
+            f.playerReport = nil
+            step.clientChanged(c, f)
+            if let refusal { step.notify(.client(c), .declarationRefused(refusal)) }
+        case .clientRemoved(let c): step.clientRemoved(c)
+        case .streamAdded(let n, let c, let direction, let facts):
+            if direction == .input && facts.recordsMonitor {
+                step.monitorAdded(n)
+                break
             }
+            step.state.setMonitor(n, false)
+            var f = facts
+            let refusal = step.keepWithinLimits(&f.declaration, previous: step.model.streams[n]?.facts.declaration)
+            step.streamAdded(n, client: c, direction: direction, f)
+            if let refusal { step.notify(step.sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
+        case .streamChanged(let n, let facts):
+            guard !step.model.monitors.contains(n) else { break }
+            var f = facts
+            let refusal = step.keepWithinLimits(&f.declaration, previous: step.model.streams[n]?.facts.declaration)
+            step.streamChanged(n, f)
+            if let refusal { step.notify(step.sessionOf(n) ?? .stream(n), .declarationRefused(refusal)) }
+        case .streamRunning(let n, let running): step.streamRunning(n, running)
+        case .streamActivatedByOwner(let n): step.streamActivatedByOwner(n)
+        case .streamReleasedToProgram(let n): step.streamReleasedToProgram(n)
+        case .streamRemoved(let n):
+            if step.state.setMonitor(n, false) { break }
+            step.streamRemoved(n)
+            if step.model.publishedPlayers[n] != nil { step.refreshPlayers() }
+        case .endpointAdded(let e, let kind, let facts): step.endpointAdded(e, kind: kind, facts)
+        case .endpointChanged(let e, let facts): step.endpointChanged(e, facts)
+        case .endpointRemoved(let e): step.endpointRemoved(e)
+        case .endpointRoutesRead(let e, let reading): step.routesRead(e, reading)
+        case .endpointMuteChanged(let e, let muted): step.endpointMuteChanged(e, muted: muted)
+        case .linkAdded(let l, let output, let input): step.linkAdded(l, output: output, input: input)
+        case .linkRemoved(let l): step.linkRemoved(l)
+        case .switchesRequested(let c, let request): step.switchesRequested(c, request)
+        case .playerReportChanged(let c, let report): step.playerReportChanged(c, report)
+        case .moduleUnloading:
+            // Nothing is decided after this: no membership, gains or publishing.
+            step.moduleUnloading()
+            finishes = false
+        case .timerFired(let token): step.heldEndExpired(token)
+        }
         if finishes { step.finish() }
         swap(&step.state, &state)
         scratch.takeBack(from: &step)

@@ -1,5 +1,5 @@
 import AudioSession
-import PipeWireFacts
+import PipeWirePorts
 import ArgumentParser
 import Foundation
 

@@ -1,4 +1,5 @@
 import Foundation
+import HostileClients
 import Sandbox
 import Testing
 #if canImport(Glibc)
