@@ -5,7 +5,7 @@ import Testing
 
 /// The @_cdecl entry points, called through the C header like the module calls them.
 @Suite struct CABITests {
-    let effects = CEffectRecorder()
+    let effects = RecordingEffectSink()
 
     func newCore(_ args: CProps? = nil) throws -> OpaquePointer {
         var table = recordingTable

@@ -42,33 +42,37 @@ class RecordingEffectSink {
     }
 
     /// The table, its callbacks recording into the sink `data` points to.
-    var table: as_core_effects {
-        var t = as_core_effects(
-            version: UInt32(AS_CORE_EFFECTS_VERSION),
-            pause: { data, node in sink(data).calls.append(.pause(node)) },
-            resume: { data, node in sink(data).calls.append(.resume(node)) },
-            duck: { data, node, gain, ramp in sink(data).calls.append(.duck(node, gain: gain, rampMilliseconds: ramp)) },
-            silence: { data, node, on in sink(data).calls.append(.silence(node, on)) },
-            publish: { data, subject, key, type, value in
-                sink(data).calls.append(.publish(
-                    subject: subject, key: key.map { String(cString: $0) } ?? "<NULL>",
-                    type: type.map { String(cString: $0) } ?? "<NULL>", value: value.map { String(cString: $0) }))
-            },
-            log: { data, level, message in
-                let l: LogLevel
-                switch level {
-                case AS_LOG_ERROR: l = .error
-                case AS_LOG_WARN: l = .warn
-                case AS_LOG_INFO: l = .info
-                default: l = .debug
-                }
-                sink(data).calls.append(.log(l, message.map { String(cString: $0) } ?? "<NULL>"))
-            },
-            schedule_flush: nil,
-            schedule_timer: nil)
-        if defers { t.schedule_flush = { data in sink(data).flushRequests += 1 } }
+    var table: as_core_effects { defers ? Self.deferringTable : Self.immediateTable }
+
+    static let immediateTable = as_core_effects(
+        version: UInt32(AS_CORE_EFFECTS_VERSION),
+        pause: { data, node in sink(data).calls.append(.pause(node)) },
+        resume: { data, node in sink(data).calls.append(.resume(node)) },
+        duck: { data, node, gain, ramp in sink(data).calls.append(.duck(node, gain: gain, rampMilliseconds: ramp)) },
+        silence: { data, node, on in sink(data).calls.append(.silence(node, on)) },
+        publish: { data, subject, key, type, value in
+            sink(data).calls.append(.publish(
+                subject: subject, key: key.map { String(cString: $0) } ?? "<NULL>",
+                type: type.map { String(cString: $0) } ?? "<NULL>", value: value.map { String(cString: $0) }))
+        },
+        log: { data, level, message in
+            let l: LogLevel
+            switch level {
+            case AS_LOG_ERROR: l = .error
+            case AS_LOG_WARN: l = .warn
+            case AS_LOG_INFO: l = .info
+            default: l = .debug
+            }
+            sink(data).calls.append(.log(l, message.map { String(cString: $0) } ?? "<NULL>"))
+        },
+        schedule_flush: nil,
+        schedule_timer: nil)
+
+    static let deferringTable: as_core_effects = {
+        var t = immediateTable
+        t.schedule_flush = { data in sink(data).flushRequests += 1 }
         return t
-    }
+    }()
 }
 
 /// The sink a table's `data` points to.
