@@ -115,6 +115,9 @@
  *   legacy streams paused by a private output's loss when it comes back.
  * - `alerts.prefer-no-interruptions`: `mix` (default) or `holdBack`: what alerts
  *   do while a session prefers no interruptions from system alerts.
+ * - `calls.from-graph`: `true` (default) or `false`: a program that declares
+ *   nothing and captures a microphone while it plays (a call in a browser) is
+ *   a call; one that only captures is a recording.
  * - `role.table`: overrides of the `media.role` table, for example
  *   `{ Game = { category = ambient } }`.
  *
@@ -160,6 +163,7 @@ PW_LOG_TOPIC(mod_topic, "mod." NAME);
 			"( interrupt.denied-applications=[ <name> ... ] ) "	\
 			"( legacy.resume-on-device-return=<bool> ) "		\
 			"( alerts.prefer-no-interruptions=<mix|holdBack> ) "	\
+			"( calls.from-graph=<bool> ) "				\
 			"( role.table={ <role> = { category=<c> mode=<m> options=<o> } ... } ) "
 
 #define METADATA_NAME	"audio-session"

@@ -45,7 +45,7 @@ public enum ModuleArguments {
         "profile", "duck.level", "duck.strong-level", "duck.strong-for-prompts", "duck.ramp-down-ms",
         "duck.ramp-up-ms", "resume.grace-ms", "private.outputs", "private.form-factors", "call.allowed-applications",
         "control.allowed-applications", "interrupt.denied-applications", "legacy.resume-on-device-return", "alerts.prefer-no-interruptions",
-        "role.table",
+        "role.table", "calls.from-graph",
     ]
 
     static func fail(_ key: String, _ expected: String) -> Failure {
@@ -107,6 +107,9 @@ public enum ModuleArguments {
         case "legacy.resume-on-device-return":
             guard let b = v.bool else { return fail(key, "true or false") }
             c.resumeLegacyOnDeviceReturn = b
+        case "calls.from-graph":
+            guard let b = v.bool else { return fail(key, "true or false") }
+            c.callsFromGraph = b
         case "alerts.prefer-no-interruptions":
             guard let s = v.string, let p = PolicyConfiguration.AlertPolicy(rawValue: s) else {
                 return fail(key, "mix or holdBack")

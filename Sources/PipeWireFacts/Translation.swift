@@ -17,6 +17,7 @@ public enum PipeWireKey {
     public static let access = "pipewire.access"
     public static let captureSink = "stream.capture.sink"
     public static let monitor = "stream.monitor"
+    public static let processID = "application.process.id"
 }
 
 public enum Translation {
@@ -81,7 +82,8 @@ extension ClientFacts {
     /// it connected (never read from the properties: a client could bring any).
     public init(pipeWire props: Properties, identity: ClientIdentity) {
         self.init(applicationName: Translation.applicationName(props), identity: identity,
-                  declaration: DeclarationFacts(pipeWire: props), playerReport: PlayerReport(pipeWire: props))
+                  declaration: DeclarationFacts(pipeWire: props), playerReport: PlayerReport(pipeWire: props),
+                  processID: props[PipeWireKey.processID].flatMap { UInt32($0) })
     }
 }
 
@@ -91,7 +93,8 @@ extension StreamFacts {
                   role: Translation.value(props, PipeWireKey.mediaRole).map(MediaRole.init(rawValue:)),
                   linkGroup: Translation.nonEmpty(props, PipeWireKey.linkGroup).map(LinkGroup.init(rawValue:)),
                   declaration: DeclarationFacts(pipeWire: props),
-                  recordsMonitor: Translation.isTrue(props, PipeWireKey.captureSink) || Translation.isTrue(props, PipeWireKey.monitor))
+                  recordsMonitor: Translation.isTrue(props, PipeWireKey.captureSink) || Translation.isTrue(props, PipeWireKey.monitor),
+                  processID: props[PipeWireKey.processID].flatMap { UInt32($0) })
     }
 }
 

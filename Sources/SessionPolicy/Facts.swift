@@ -15,15 +15,18 @@ public struct ClientFacts: Sendable, Equatable {
     /// What the MPRIS bridge reports on this connection (docs/mpris.md), when it carries a
     /// report; only a trusted client's report counts (`PolicyStep+Players.swift`).
     public var playerReport: PlayerReport?
+    /// The process the program says it runs as: it only groups a program's streams (R43).
+    public var processID: UInt32?
 
     public init(
         applicationName: String? = nil, identity: ClientIdentity = ClientIdentity(),
-        declaration: DeclarationFacts = DeclarationFacts(), playerReport: PlayerReport? = nil
+        declaration: DeclarationFacts = DeclarationFacts(), playerReport: PlayerReport? = nil, processID: UInt32? = nil
     ) {
         self.applicationName = applicationName
         self.identity = identity
         self.declaration = declaration
         self.playerReport = playerReport
+        self.processID = processID
     }
 }
 
@@ -40,16 +43,20 @@ public struct StreamFacts: Sendable, Equatable {
     /// A capture stream that records a sink's monitor (a level meter, `pw-record` of what a
     /// sink plays): observation, never a session (`PolicyStep+Streams.swift`).
     public var recordsMonitor: Bool
+    /// The process the program says it runs as (a PulseAudio program's streams carry it):
+    /// it only groups a program's streams (R43).
+    public var processID: UInt32?
 
     public init(
         applicationName: String? = nil, role: MediaRole? = nil, linkGroup: LinkGroup? = nil,
-        declaration: DeclarationFacts = DeclarationFacts(), recordsMonitor: Bool = false
+        declaration: DeclarationFacts = DeclarationFacts(), recordsMonitor: Bool = false, processID: UInt32? = nil
     ) {
         self.applicationName = applicationName
         self.role = role
         self.linkGroup = linkGroup
         self.declaration = declaration
         self.recordsMonitor = recordsMonitor
+        self.processID = processID
     }
 }
 

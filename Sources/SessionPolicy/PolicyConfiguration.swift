@@ -114,6 +114,9 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var resumeLegacyOnDeviceReturn: Bool = false
     /// R17 alerts: mixed (default) or held back.
     public var alertsDuringPreferNoInterruptions: AlertPolicy = .mix
+    /// R43: calls and recordings recognised from the graph (a program that captures a
+    /// microphone while it plays). Default on; `calls.from-graph = false` turns it off.
+    public var callsFromGraph: Bool = true
     /// The user the daemon runs as: MPRIS reports are accepted from this user's
     /// unsandboxed clients only; nil accepts none.
     public var daemonUserID: UInt32?

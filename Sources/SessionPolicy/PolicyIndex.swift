@@ -8,6 +8,8 @@
 /// index changes only inside `PolicyState`'s mutators, which keep it in step with the model.
 struct PolicyIndex: Equatable {
     var streamsOfClient: [ClientID: NodeList] = [:]
+    /// Each program's streams (R43: a PulseAudio program's streams come from several clients).
+    var streamsOfProgram: [ProgramKey: NodeList] = [:]
     /// The client's streams whose own properties carry an `audio.session.*` key (the only
     /// ones that can declare, ask activation or ask to notify others), in node order.
     var declaringStreamsOfClient: [ClientID: NodeList] = [:]

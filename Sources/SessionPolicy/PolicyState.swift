@@ -15,6 +15,10 @@ struct PolicyState: PolicyReading {
     let configuration: PolicyConfiguration
     private(set) var model: PolicyModel
     private(set) var index = PolicyIndex()
+    /// Sessions whose traits the graph changed (R43, `refreshProgram`) and their traits
+    /// before, since the step last took them: the rules apply the change. Not part of the
+    /// index: a step always leaves it empty.
+    private(set) var traitChanges: [SessionID: SessionTraits] = [:]
 
     /// An empty state (an empty model's index is empty).
     init(configuration: PolicyConfiguration) {
@@ -41,6 +45,16 @@ struct PolicyState: PolicyReading {
             return
         }
         let old = model.clients.updateValue(info, forKey: c)
+        if let old, old.facts.processID != info.facts.processID {
+            for n in index.streamsOfClient[c]?.nodes ?? [] {
+                guard let st = model.streams[n] else { continue }
+                let was = program(of: st, processOfClient: old.facts.processID)
+                removeFromProgram(n, was)
+                addToProgram(n, program(of: st))
+                refreshProgram(was)
+                refreshProgram(program(of: st))
+            }
+        }
         // The cached traits of the client's sessions read its declaration, identity and name.
         if old == nil || old?.declaration != info.declaration || old?.facts.identity != info.facts.identity
             || old?.facts.applicationName != info.facts.applicationName {
@@ -53,6 +67,17 @@ struct PolicyState: PolicyReading {
     mutating func setStream(_ n: NodeID, _ info: StreamInfo?) {
         let old: StreamInfo?
         if let info { old = model.streams.updateValue(info, forKey: n) } else { old = model.streams.removeValue(forKey: n) }
+        let oldProgram = old.map { program(of: $0) }
+        let newProgram = info.map { program(of: $0) }
+        if oldProgram != newProgram {
+            if let oldProgram { removeFromProgram(n, oldProgram) }
+            if let newProgram { addToProgram(n, newProgram) }
+        }
+        // R43: what the program does (capturing, playing) follows its streams.
+        if old?.runs != info?.runs || oldProgram != newProgram || old?.facts != info?.facts {
+            if let oldProgram { refreshProgram(oldProgram) }
+            if let newProgram, newProgram != oldProgram { refreshProgram(newProgram) }
+        }
         guard let info else {
             guard let old else { return }
             countGains(of: old.client, removing: old, adding: nil)
@@ -117,6 +142,12 @@ struct PolicyState: PolicyReading {
         }
         index.availableRoute = availableRoute()
         refreshRoutes(linkedTo: e)
+        // R43: a source that comes or goes makes its capture streams microphones or not.
+        if old?.kind != info?.kind {
+            for n in streamsLinked(to: e).sorted() {
+                if let key = program(of: n) { refreshProgram(key) }
+            }
+        }
     }
 
     mutating func updateEndpoint(_ e: NodeID, _ body: (inout EndpointInfo) -> Void) {
@@ -137,6 +168,8 @@ struct PolicyState: PolicyReading {
             refreshRoute(ofStream: old.output)
             refreshRoute(ofStream: old.input)
             if model.relays[old.output] != nil { refreshStreams(behindRelay: old.output) }
+            // R43: whether a capture stream records a microphone follows its links.
+            if let key = program(of: old.input) { refreshProgram(key) }
         }
         guard let link else { return }
         model.links[l] = link
@@ -145,6 +178,7 @@ struct PolicyState: PolicyReading {
         refreshRoute(ofStream: link.output)
         refreshRoute(ofStream: link.input)
         if model.relays[link.output] != nil { refreshStreams(behindRelay: link.output) }
+        if let key = program(of: link.input) { refreshProgram(key) }
     }
 
     /// A capture stream that records a sink's monitor (false: no longer, or gone).
@@ -259,6 +293,41 @@ struct PolicyState: PolicyReading {
 // MARK: the index's upkeep
 
 extension PolicyState {
+    /// The sessions whose traits the graph changed since the last call, with their traits before.
+    mutating func takeTraitChanges() -> [SessionID: SessionTraits] {
+        defer { traitChanges = [:] }
+        return traitChanges
+    }
+
+    /// R43: recomputes the cached traits of a program's streams (what it captures and plays
+    /// changed) and notes each session whose traits changed.
+    mutating func refreshProgram(_ key: ProgramKey) {
+        guard configuration.callsFromGraph else { return }
+        for n in index.streamsOfProgram[key]?.nodes ?? [] {
+            let s = SessionID.stream(n)
+            let new = deriveTraits(s)
+            guard let old = index.derived[s], new != old else { continue }
+            index.derived[s] = new
+            if traitChanges[s] == nil { traitChanges[s] = old.traits }
+        }
+    }
+
+    /// The program of a stream whose client had `processOfClient` as its process.
+    func program(of st: StreamInfo, processOfClient: UInt32?) -> ProgramKey {
+        if let p = st.facts.processID ?? processOfClient { return .process(p) }
+        return .client(st.client)
+    }
+
+    mutating func addToProgram(_ n: NodeID, _ key: ProgramKey) {
+        index.streamsOfProgram[key, default: []].insert(n)
+    }
+
+    mutating func removeFromProgram(_ n: NodeID, _ key: ProgramKey) {
+        if index.streamsOfProgram[key]?.remove(n) != nil, index.streamsOfProgram[key]?.isEmpty == true {
+            index.streamsOfProgram[key] = nil
+        }
+    }
+
     /// Recomputes the whole index from the model.
     mutating func rebuildIndex() {
         index = PolicyIndex()
@@ -268,6 +337,7 @@ extension PolicyState {
         }
         for (n, st) in model.streams {
             index.streamsOfClient[st.client, default: []].insert(n)
+            addToProgram(n, program(of: st))
             noteDeclaring(n, client: st.client)
             countGains(of: st.client, removing: nil, adding: st)
         }

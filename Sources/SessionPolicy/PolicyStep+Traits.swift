@@ -60,10 +60,12 @@ extension PolicyReading {
                 ambientWhenOtherAudioPlays: false)
         case .stream(let n):
             guard let st = model.streams[n] else { return nil }
-            let rule = roleRule(n)
+            let role = roleRule(n)
+            let inferred = inferredRule(n, st, role: role)
+            let rule = inferred ?? role
             let d = Declaration(category: rule.category, mode: rule.mode, options: rule.options)
             var pc = rule.priority
-            if pc == .call && !mayClaimCall(st.client, stream: n) { pc = .normal }
+            if pc == .call && !(inferred == nil ? mayClaimCall(st.client, stream: n) : mayInferCall(st.client)) { pc = .normal }
             if pc == .alarm && !mayClaimAlarm(st.client) { pc = .normal }
             let t = SessionTraits(
                 client: st.client, isLegacy: true, unmanaged: rule.unmanaged, category: rule.category, mode: rule.mode,
@@ -139,6 +141,15 @@ extension PolicyReading {
         let id = identity(c)
         if configuration.callPriorityApplications.isEmpty { return !id.sandboxed }
         return id.isNamed(byAnyOf: configuration.callPriorityApplications)
+    }
+
+    /// R43: a call recognised from the graph has call priority on the graph's evidence (the
+    /// link from a microphone, which a sandbox grants only with the user's permission), so a
+    /// sandboxed browser's call is a call too; when `callPriorityApplications` is set, only
+    /// the clients it names get it.
+    func mayInferCall(_ c: ClientID) -> Bool {
+        let list = configuration.callPriorityApplications
+        return list.isEmpty || identity(c).isNamed(byAnyOf: list)
     }
 
     /// Alarm priority (an alert that outranks ordinary audio) is not for sandboxed clients.

@@ -121,7 +121,10 @@ public struct SessionPolicy: Sendable {
             finishes = false
         case .timerFired(let token): step.heldEndExpired(token)
         }
-        if finishes { step.finish() }
+        if finishes {
+            step.applyProgramChanges()
+            step.finish()
+        }
         swap(&step.state, &state)
         scratch.takeBack(from: &step)
         return step.fx

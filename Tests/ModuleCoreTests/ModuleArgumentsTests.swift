@@ -62,8 +62,10 @@ import Testing
             "private.form-factors": "headset, earbuds",
             "legacy.resume-on-device-return": "true",
             "alerts.prefer-no-interruptions": "holdBack",
+            "calls.from-graph": "false",
         ])
         #expect(c.strongDuckForPrompts)
+        #expect(!c.callsFromGraph)
         #expect(c.privateFormFactors == ["headset", "earbuds"])
         #expect(c.resumeLegacyOnDeviceReturn)
         #expect(c.alertsDuringPreferNoInterruptions == .holdBack)
@@ -94,6 +96,7 @@ import Testing
         ("call.allowed-applications", "{ x = y }"),
         ("interrupt.denied-applications", "[ { x = y } ]"),
         ("legacy.resume-on-device-return", "1"),
+        ("calls.from-graph", "maybe"),
         ("alerts.prefer-no-interruptions", "never"),
         ("role.table", "[ Game ]"), ("role.table", "{ Game = ambient }"),
         ("role.table", "{ Game = { category = loud } }"), ("role.table", "{ Game = { mode = opera } }"),

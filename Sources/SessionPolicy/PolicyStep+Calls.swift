@@ -1,0 +1,91 @@
+/// Calls and recordings recognised from the graph (R43): a browser's call, a call program
+/// that declares nothing and sets no role. The evidence is the daemon's own graph: a link
+/// from a source (a microphone, real or virtual) into the program's capture stream. What the
+/// program says about itself plays no part, beyond grouping its streams by process.
+
+/// A program: the streams of one process (its `application.process.id`, on the stream or
+/// its client), or of one client when no process is known. A PulseAudio program may open a
+/// connection per stream; its streams are still one program.
+public enum ProgramKey: Hashable, Sendable {
+    case process(UInt32)
+    case client(ClientID)
+}
+
+extension PolicyReading {
+    /// The program a stream belongs to.
+    func program(of n: NodeID) -> ProgramKey? {
+        guard let st = model.streams[n] else { return nil }
+        return program(of: st)
+    }
+
+    func program(of st: StreamInfo) -> ProgramKey {
+        if let p = st.facts.processID ?? model.clients[st.client]?.facts.processID { return .process(p) }
+        return .client(st.client)
+    }
+
+    /// A capture stream linked from a source (a microphone, real or virtual): not a sink's
+    /// monitor (F1 keeps those out) and not another program's stream.
+    func capturesMicrophone(_ n: NodeID, _ st: StreamInfo) -> Bool {
+        guard st.direction == .input else { return false }
+        for l in index.linksOfNode[n] ?? [] {
+            guard let link = model.links[l], link.input == n, model.endpoints[link.output]?.kind == .source else { continue }
+            return true
+        }
+        return false
+    }
+
+    /// What the program's streams do: whether one of them captures a microphone and runs,
+    /// and whether one of them plays.
+    func programActivity(_ key: ProgramKey) -> (capturing: Bool, playing: Bool) {
+        var capturing = false
+        var playing = false
+        for n in index.streamsOfProgram[key] ?? [] {
+            guard let st = model.streams[n], st.runs, !roleRule(n).unmanaged else { continue }
+            if st.direction == .output { playing = true } else if capturesMicrophone(n, st) { capturing = true }
+        }
+        return (capturing, playing)
+    }
+
+    /// R43: the rule a legacy stream follows instead of its role's when its program is in a
+    /// call (it captures a microphone while it plays: every stream of it is the call) or
+    /// records (its microphone stream, while it does not play). nil: its role's rule.
+    /// Unmanaged roles (Production, DSP, Test) are never a call; `calls.from-graph = false`
+    /// turns this off.
+    func inferredRule(_ n: NodeID, _ st: StreamInfo, role: RoleRule) -> RoleRule? {
+        guard configuration.callsFromGraph, !role.unmanaged, role.priority != .call else { return nil }
+        let (capturing, playing) = programActivity(program(of: st))
+        if capturing && playing { return .inferredCall }
+        if st.direction == .input && capturesMicrophone(n, st) { return .inferredRecording }
+        return nil
+    }
+}
+
+extension RoleRule {
+    /// R43: a call recognised from the graph. Call priority (R10); it mixes with the
+    /// program's own streams and with other calls, and gives back what it interrupted when
+    /// it ends (transient).
+    static let inferredCall = RoleRule(
+        category: .playAndRecord, mode: .voiceChat, options: [.mixWithOthers], transient: true, priority: .call)
+    /// R43: a program that only records: a recording as R21 counts it (alerts and ambient
+    /// output silenced), which mixes: the music plays on. A call does not pause it (a
+    /// capture makes no sound), so a second program's call is seen when it starts playing.
+    static let inferredRecording = RoleRule(category: .record, options: [.mixWithOthers], exemptFromCalls: true)
+}
+
+extension PolicyStep {
+    /// R43: sessions whose traits the graph changed in this event (a program started or
+    /// stopped capturing or playing). An active one is arbitrated again with its new traits;
+    /// one that stops being a call gives back what it interrupted, with the grace period.
+    mutating func applyProgramChanges() {
+        let changes = state.takeTraitChanges()
+        guard !changes.isEmpty else { return }
+        for s in changes.keys.sorted() {
+            touched.insert(s)
+            guard exists(s), isActive(s), let before = changes[s] else { continue }
+            applyDeclarationChange(s, before: before)
+            if before.priorityClass == .call, traits(s)?.priorityClass != .call {
+                endOrHold(s, traits: before, resumable: before.transient)
+            }
+        }
+    }
+}
