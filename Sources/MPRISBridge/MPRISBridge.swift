@@ -102,8 +102,9 @@ public final class MPRISBridge: @unchecked Sendable {
         }
     }
 
-    /// The MPRIS player whose bus connection belongs to the stream's process: the client's
-    /// `pipewire.sec.pid` (set by the daemon from the socket), or else the stream's
+    /// The MPRIS player whose bus connection belongs to the stream's process, or to its
+    /// nearest ancestor that owns one (`PlayerOwner`): the process is first the client's
+    /// `pipewire.sec.pid` (set by the daemon from the socket), then the stream's
     /// `application.process.id` (pipewire-pulse's clients carry the pulse server's own pid;
     /// the program's pid there is the one libpulse reported).
     func player(owning stream: UInt32) -> String? {
@@ -113,11 +114,12 @@ public final class MPRISBridge: @unchecked Sendable {
         guard !players.isEmpty else { return nil }
         let owners = players.compactMap { name in bus.processID(of: name).map { (name: name, pid: $0) } }
         if let client = node["client.id"].flatMap({ UInt32($0) }), let pid = snap.clients[client]?["pipewire.sec.pid"].flatMap({ Int32($0) }),
-           let match = owners.first(where: { $0.pid == pid }) {
-            return match.name
+           let match = PlayerOwner.player(of: pid, owners: owners, parent: PlayerOwner.parentFromProc) {
+            return match
         }
-        if let pid = applicationProcessID(ofNode: stream), let match = owners.first(where: { $0.pid == pid }) {
-            return match.name
+        if let pid = applicationProcessID(ofNode: stream),
+           let match = PlayerOwner.player(of: pid, owners: owners, parent: PlayerOwner.parentFromProc) {
+            return match
         }
         return nil
     }
