@@ -168,7 +168,7 @@ extension PolicyStep {
         if explicit {
             endInterruptions(causedBy: .session(s), resumable: notifyOthers)
         } else {
-            endOrHold(s, traits: traits(s), resumable: notifyOthers)
+            endOrHold(s, traits: traitsAsTheEventFound(s), resumable: notifyOthers)
         }
     }
 

@@ -40,7 +40,7 @@ extension PolicyReading {
         var capturing = false
         var playing = false
         for n in index.streamsOfProgram[key] ?? [] {
-            guard let st = model.streams[n], st.runs, !roleRule(n).unmanaged else { continue }
+            guard let st = model.streams[n], st.runs, st.facts.linkGroup == nil, !roleRule(n).unmanaged else { continue }
             if st.direction == .output { playing = true } else if capturesMicrophone(n, st) { capturing = true }
         }
         return (capturing, playing)
@@ -49,10 +49,11 @@ extension PolicyReading {
     /// R43: the rule a legacy stream follows instead of its role's when its program is in a
     /// call (it captures a microphone while it plays: every stream of it is the call) or
     /// records (its microphone stream, while it does not play). nil: its role's rule.
-    /// Unmanaged roles (Production, DSP, Test) are never a call; `calls.from-graph = false`
-    /// turns this off.
+    /// Unmanaged roles (Production, DSP, Test) and the streams of a virtual device (they carry
+    /// a `node.link-group`: loopbacks, filters, echo cancellers, which capture a microphone
+    /// and play all the time) are never a call; `calls.from-graph = false` turns this off.
     func inferredRule(_ n: NodeID, _ st: StreamInfo, role: RoleRule) -> RoleRule? {
-        guard configuration.callsFromGraph, !role.unmanaged, role.priority != .call else { return nil }
+        guard configuration.callsFromGraph, !role.unmanaged, role.priority != .call, st.facts.linkGroup == nil else { return nil }
         let (capturing, playing) = programActivity(program(of: st))
         if capturing && playing { return .inferredCall }
         if st.direction == .input && capturesMicrophone(n, st) { return .inferredRecording }
@@ -73,6 +74,12 @@ extension RoleRule {
 }
 
 extension PolicyStep {
+    /// The session's traits as this event found them: a session that stops or goes in the
+    /// same event as its program's call ends (R43) ends what it interrupted as the call it was.
+    func traitsAsTheEventFound(_ s: SessionID) -> SessionTraits? {
+        state.traitChanges[s] ?? traits(s)
+    }
+
     /// R43: sessions whose traits the graph changed in this event (a program started or
     /// stopped capturing or playing). An active one is arbitrated again with its new traits;
     /// one that stops being a call gives back what it interrupted, with the grace period.

@@ -25,6 +25,9 @@ extension PolicyStep {
     /// ends the interruptions it caused now, or holds them (and its duck) for the grace period.
     mutating func endOrHold(_ s: SessionID, traits t: SessionTraits?, resumable: Bool) {
         let cause = InterruptionCause.session(s)
+        // What is already held keeps the shouldResume it was held with: the session's traits
+        // may have changed since (R43: a call's streams stop being a call when its capture ends).
+        let resumable = resumable || model.held.values.contains { $0.cause == cause && $0.resumable }
         let grace = configuration.resumeGraceMilliseconds
         let hasVictims = index.victimsOf[cause]?.isEmpty == false
         let ducked = t.map { $0.options.contains(.duckOthers) && $0.hasOutput } ?? false

@@ -166,8 +166,9 @@ extension PolicyStep {
                 state.setMarks(s, m)
             }
             if wasRunning && t.isLegacy && isActive(s) {
-                // A legacy stream deactivates when it corks; transient roles notify others.
-                deactivate(s, notifyOthers: t.transient, explicit: false)
+                // A legacy stream deactivates when it corks; transient roles notify others
+                // (as the session was when the event came: R43 may have just changed it).
+                deactivate(s, notifyOthers: traitsAsTheEventFound(s)?.transient ?? t.transient, explicit: false)
             }
         }
     }
@@ -248,7 +249,7 @@ extension PolicyStep {
             return
         }
         guard let st = model.streams[n], let s = sessionOf(n) else { return }
-        let legacyTraits = traits(s)
+        let legacyTraits = traitsAsTheEventFound(s)
         for l in (index.linksOfNode[n] ?? []).sorted() { removeLink(l) }
         if case .stream = s {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)
@@ -295,7 +296,7 @@ extension PolicyStep {
     /// interruption is forgotten, and its published state is removed.
     mutating func removeSession(_ s: SessionID, notifyOthers: Bool, resetGains: Bool = true) {
         let wasActive = isActive(s)
-        let traitsBefore = traits(s)
+        let traitsBefore = traitsAsTheEventFound(s)
         if resetGains {
             // Its streams stay (they move to another session): the policy's gains go.
             for n in streamsOf(s) { undoGains(n) }

@@ -84,6 +84,50 @@ struct CallsFromGraphTests {
         #expect(fx.contains(.resume(N(10))), "\(fx)")
     }
 
+    @Test("R43 a native program that exits (its streams stop, then go, with its clients) gives the music back with shouldResume")
+    func r43AProgramThatExitsGivesTheMusicBack() {
+        var w = Self.musicPlaying { $0.resumeGraceMilliseconds = 200 }
+        // A native PipeWire program: its clients carry its process, its streams do not.
+        let client: Properties = ["application.name": "gst-launch-1.0", "application.process.id": "4242"]
+        let stream: Properties = ["application.name": "gst-launch-1.0"]
+        w.client(21, client)
+        w.stream(31, client: 21, .input, stream)
+        _ = w.decide(.linkAdded(L(3), output: N(Self.mic), input: N(31)), .streamRunning(N(31), true))
+        w.client(22, client)
+        w.stream(32, client: 22, .output, stream)
+        #expect(w.decide(.linkAdded(L(4), output: N(32), input: N(Self.speaker)), .streamRunning(N(32), true)).first == .pause(N(10)))
+        // The streams stop before they go: the call's end is held for the grace period, and
+        // keeps its shouldResume when the (no longer call) streams go.
+        var fx: [Effect] = []
+        for e: Event in [.streamRunning(N(31), false), .streamRunning(N(32), false), .linkRemoved(L(3)), .streamRemoved(N(31)),
+                         .clientRemoved(C(21)), .linkRemoved(L(4)), .streamRemoved(N(32)), .clientRemoved(C(22))] {
+            fx += w.decide(e)
+        }
+        #expect(fx.contains(ended(legacyS(10), resume: true)), "\(fx)")
+        #expect(fx.contains(.resume(N(10))))
+    }
+
+    @Test("R43 a program whose connection goes at once (its client removed with both streams) gives the music back with shouldResume")
+    func r43AProgramWhoseClientGoesGivesTheMusicBack() {
+        for captureFirst in [true, false] {
+            var w = Self.musicPlaying { $0.resumeGraceMilliseconds = 200 }
+            // One native client for both streams, its process on the client.
+            w.client(59, ["application.name": "gst-launch-1.0", "application.process.id": "4242"])
+            w.stream(60, client: 59, .output)
+            w.stream(61, client: 59, .input)
+            let start: [Event] = [.linkAdded(L(68), output: N(60), input: N(Self.speaker)), .linkAdded(L(70), output: N(Self.mic), input: N(61))]
+            let running: [Event] = captureFirst
+                ? [.streamRunning(N(61), true), .streamRunning(N(60), true)] : [.streamRunning(N(60), true), .streamRunning(N(61), true)]
+            #expect(w.run(start + running).contains(.pause(N(10))))
+            var fx = w.run([.clientRemoved(C(59))])
+            if let token = fx.compactMap({ if case .scheduleTimer(let t, _) = $0 { t } else { nil } }).first {
+                fx += w.run([.timerFired(token)])
+            }
+            #expect(fx.contains(ended(legacyS(10), resume: true)), "capture first: \(captureFirst): \(fx)")
+            #expect(fx.contains(.resume(N(10))))
+        }
+    }
+
     @Test("R43 with the grace period, the music comes back when it ends, not at once")
     func r43TheGracePeriodHoldsTheResume() {
         var w = Self.musicPlaying { $0.resumeGraceMilliseconds = 200 }
@@ -142,6 +186,16 @@ struct CallsFromGraphTests {
         _ = Self.capture(&v, props: declared)
         #expect(!Self.farEnd(&v, props: declared).contains(.pause(N(10))))
         #expect(v.session(clientS(22))?.category == .playback)
+    }
+
+    @Test("R43 a virtual device's streams (an echo canceller: a link group) capture and play all the time and are no call")
+    func r43AVirtualDevicesStreamsAreNoCall() {
+        var w = Self.musicPlaying()
+        var echoCancel: Properties = ["application.name": "pipewire", "application.process.id": "100", "node.link-group": "echo-cancel-1"]
+        _ = Self.capture(&w, props: echoCancel)
+        echoCancel["node.name"] = "echo-cancel-playback"
+        #expect(!Self.farEnd(&w, props: echoCancel).contains(.pause(N(10))))
+        #expect(w.session(legacyS(31))?.category != .record)
     }
 
     @Test("R43 calls.from-graph = false turns it off")
