@@ -11,7 +11,11 @@ public struct ClientFacts: Sendable, Equatable {
     /// later property change cannot change who a client is.
     public var identity: ClientIdentity
     /// What its `audio.session.*` properties declare and ask.
-    public var declaration: DeclarationFacts
+    public var declaration: DeclarationFacts {
+        get { _declaration.value }
+        set { _declaration = OutOfLine(newValue) }
+    }
+    var _declaration: OutOfLine<DeclarationFacts>
     /// What the MPRIS bridge reports on this connection (docs/mpris.md), when it carries a
     /// report; only a trusted client's report counts (`PolicyStep+Players.swift`).
     public var playerReport: PlayerReport?
@@ -24,7 +28,7 @@ public struct ClientFacts: Sendable, Equatable {
     ) {
         self.applicationName = applicationName
         self.identity = identity
-        self.declaration = declaration
+        self._declaration = OutOfLine(declaration)
         self.playerReport = playerReport
         self.processID = processID
     }
@@ -39,7 +43,11 @@ public struct StreamFacts: Sendable, Equatable {
     /// The group of nodes that belong together (a loopback's sink and its stream).
     public var linkGroup: LinkGroup?
     /// What its own `audio.session.*` properties declare and ask (a wrapped program).
-    public var declaration: DeclarationFacts
+    public var declaration: DeclarationFacts {
+        get { _declaration.value }
+        set { _declaration = OutOfLine(newValue) }
+    }
+    var _declaration: OutOfLine<DeclarationFacts>
     /// A capture stream that records a sink's monitor (a level meter, `pw-record` of what a
     /// sink plays): observation, never a session (`PolicyStep+Streams.swift`).
     public var recordsMonitor: Bool
@@ -54,7 +62,7 @@ public struct StreamFacts: Sendable, Equatable {
         self.applicationName = applicationName
         self.role = role
         self.linkGroup = linkGroup
-        self.declaration = declaration
+        self._declaration = OutOfLine(declaration)
         self.recordsMonitor = recordsMonitor
         self.processID = processID
     }
@@ -146,5 +154,22 @@ public struct PlayerReport: Sendable, Equatable {
     public init(governed: [NodeID: String] = [:], released: Set<NodeID> = []) {
         self.governed = governed
         self.released = released
+    }
+}
+
+/// A value kept out of line: copying what holds it copies one reference (a stream's record
+/// is copied on every decision; its declaration rarely changes).
+struct OutOfLine<Value: Equatable & Sendable>: Equatable, Sendable {
+    final class Storage: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    private let storage: Storage
+    init(_ value: Value) { storage = Storage(value) }
+    var value: Value { storage.value }
+
+    static func == (a: OutOfLine, b: OutOfLine) -> Bool {
+        a.storage === b.storage || a.storage.value == b.storage.value
     }
 }

@@ -10,6 +10,8 @@ struct PolicyIndex: Equatable {
     var streamsOfClient: [ClientID: NodeList] = [:]
     /// Each program's streams (R43: a PulseAudio program's streams come from several clients).
     var streamsOfProgram: [ProgramKey: NodeList] = [:]
+    /// What each program's streams do (R43), counted so that one stream's change is O(1).
+    var activityOfProgram: [ProgramKey: ProgramActivity] = [:]
     /// The client's streams whose own properties carry an `audio.session.*` key (the only
     /// ones that can declare, ask activation or ask to notify others), in node order.
     var declaringStreamsOfClient: [ClientID: NodeList] = [:]

@@ -49,10 +49,8 @@ struct PolicyState: PolicyReading {
             for n in index.streamsOfClient[c]?.nodes ?? [] {
                 guard let st = model.streams[n] else { continue }
                 let was = program(of: st, processOfClient: old.facts.processID)
-                removeFromProgram(n, was)
-                addToProgram(n, program(of: st))
-                refreshProgram(was)
-                refreshProgram(program(of: st))
+                let contribution = activity(of: n, st)
+                moveProgram(n, from: (was, contribution), to: (program(of: st), contribution))
             }
         }
         // The cached traits of the client's sessions read its declaration, identity and name.
@@ -67,16 +65,9 @@ struct PolicyState: PolicyReading {
     mutating func setStream(_ n: NodeID, _ info: StreamInfo?) {
         let old: StreamInfo?
         if let info { old = model.streams.updateValue(info, forKey: n) } else { old = model.streams.removeValue(forKey: n) }
-        let oldProgram = old.map { program(of: $0) }
-        let newProgram = info.map { program(of: $0) }
-        if oldProgram != newProgram {
-            if let oldProgram { removeFromProgram(n, oldProgram) }
-            if let newProgram { addToProgram(n, newProgram) }
-        }
         // R43: what the program does (capturing, playing) follows its streams.
-        if old?.runs != info?.runs || oldProgram != newProgram || old?.facts != info?.facts {
-            if let oldProgram { refreshProgram(oldProgram) }
-            if let newProgram, newProgram != oldProgram { refreshProgram(newProgram) }
+        if old?.runs != info?.runs || old?.facts != info?.facts || old == nil || info == nil {
+            moveProgram(n, from: old.map { (program(of: $0), activity(of: n, $0)) }, to: info.map { (program(of: $0), activity(of: n, $0)) })
         }
         guard let info else {
             guard let old else { return }
@@ -103,11 +94,26 @@ struct PolicyState: PolicyReading {
         }
     }
 
-    /// Changes the policy's decisions on a stream (its pause, gains, lost output).
+    /// Changes the policy's decisions on a stream (its pause, gains, lost output, whether it
+    /// runs as the module reported): never its facts, so its traits' inputs stay as they are.
     mutating func updateStream(_ n: NodeID, _ body: (inout StreamInfo) -> Void) {
         guard var st = model.streams[n] else { return }
         body(&st)
-        setStream(n, st)
+        setDecisions(n, st)
+    }
+
+    /// `st` is the stream's record with new decisions (and running state), its facts as
+    /// they were: cheaper than `setStream`, which also follows a change of facts.
+    mutating func setDecisions(_ n: NodeID, _ st: StreamInfo) {
+        guard let old = model.streams.updateValue(st, forKey: n) else {
+            setStream(n, st)
+            return
+        }
+        countGains(of: st.client, removing: old, adding: st)
+        if old.runs != st.runs {
+            let key = program(of: st)
+            moveProgram(n, from: (key, activity(of: n, old)), to: (key, activity(of: n, st)))
+        }
     }
 
     /// The output stream of a virtual sink (nil: gone; its links must be gone first).
@@ -133,6 +139,9 @@ struct PolicyState: PolicyReading {
     /// A sink's or source's record: added, replaced (facts, port, mute) or removed (nil;
     /// its links must be gone first). The routes of the streams linked to it follow.
     mutating func setEndpoint(_ e: NodeID, _ info: EndpointInfo?) {
+        // R43: a source that comes or goes makes its capture streams microphones or not.
+        let kindChanges = model.endpoints[e]?.kind != info?.kind
+        let captures = kindChanges ? capturesLinked(to: e) : []
         let old: EndpointInfo?
         if let info { old = model.endpoints.updateValue(info, forKey: e) } else { old = model.endpoints.removeValue(forKey: e) }
         if info == nil { model.earlyRoutes[e] = nil }
@@ -142,12 +151,17 @@ struct PolicyState: PolicyReading {
         }
         index.availableRoute = availableRoute()
         refreshRoutes(linkedTo: e)
-        // R43: a source that comes or goes makes its capture streams microphones or not.
-        if old?.kind != info?.kind {
-            for n in streamsLinked(to: e).sorted() {
-                if let key = program(of: n) { refreshProgram(key) }
-            }
+        for (n, before) in captures { recountActivity(n, before: before) }
+    }
+
+    /// The running capture streams linked from `e`, with what each adds to its program now.
+    func capturesLinked(to e: NodeID) -> [(NodeID, ProgramActivity)] {
+        var out: [(NodeID, ProgramActivity)] = []
+        for l in (index.linksOfNode[e] ?? []).sorted() {
+            guard let link = model.links[l], link.output == e, let st = model.streams[link.input], st.direction == .input else { continue }
+            out.append((link.input, activity(of: link.input, st)))
         }
+        return out
     }
 
     mutating func updateEndpoint(_ e: NodeID, _ body: (inout EndpointInfo) -> Void) {
@@ -163,22 +177,25 @@ struct PolicyState: PolicyReading {
 
     /// A link (nil: removed). The routes of the streams at both ends follow.
     mutating func setLink(_ l: LinkID, _ link: LinkInfo?) {
-        if let old = model.links.removeValue(forKey: l) {
+        if let old = model.links[l] {
+            // R43: whether a capture stream records a microphone follows its links.
+            let before = model.streams[old.input].map { activity(of: old.input, $0) }
+            model.links[l] = nil
             unindexLink(l, old)
             refreshRoute(ofStream: old.output)
             refreshRoute(ofStream: old.input)
             if model.relays[old.output] != nil { refreshStreams(behindRelay: old.output) }
-            // R43: whether a capture stream records a microphone follows its links.
-            if let key = program(of: old.input) { refreshProgram(key) }
+            if let before { recountActivity(old.input, before: before) }
         }
         guard let link else { return }
+        let before = model.streams[link.input].map { activity(of: link.input, $0) }
         model.links[l] = link
         index.linksOfNode[link.output, default: []].insert(l)
         index.linksOfNode[link.input, default: []].insert(l)
         refreshRoute(ofStream: link.output)
         refreshRoute(ofStream: link.input)
         if model.relays[link.output] != nil { refreshStreams(behindRelay: link.output) }
-        if let key = program(of: link.input) { refreshProgram(key) }
+        if let before { recountActivity(link.input, before: before) }
     }
 
     /// A capture stream that records a sink's monitor (false: no longer, or gone).
@@ -299,17 +316,67 @@ extension PolicyState {
         return traitChanges
     }
 
-    /// R43: recomputes the cached traits of a program's streams (what it captures and plays
-    /// changed) and notes each session whose traits changed.
-    mutating func refreshProgram(_ key: ProgramKey) {
-        guard configuration.callsFromGraph else { return }
-        for n in index.streamsOfProgram[key]?.nodes ?? [] {
-            let s = SessionID.stream(n)
-            let new = deriveTraits(s)
-            guard let old = index.derived[s], new != old else { continue }
-            index.derived[s] = new
-            if traitChanges[s] == nil { traitChanges[s] = old.traits }
+    /// R43: a stream changed what it adds to its program (`before`, counted until now): the
+    /// count follows; when the program starts or stops being in a call every one of its
+    /// streams' traits is recomputed, otherwise only this stream's (it may have become or
+    /// stopped being a recording).
+    mutating func recountActivity(_ n: NodeID, before: ProgramActivity) {
+        guard let st = model.streams[n] else { return }
+        let key = program(of: st)
+        moveProgram(n, from: (key, before), to: (key, activity(of: n, st)))
+    }
+
+    /// Moves a stream's share of activity between programs (or within one), and recomputes
+    /// the traits that change with it.
+    mutating func moveProgram(_ n: NodeID, from old: (ProgramKey, ProgramActivity)?, to new: (ProgramKey, ProgramActivity)?) {
+        if old?.0 != new?.0 {
+            if let old { removeFromProgram(n, old.0) }
+            if let new { addToProgram(n, new.0) }
         }
+        guard old?.0 != new?.0 || old?.1 != new?.1 else {
+            // Its share is the same; a capture stream's own traits may not be (a new link from
+            // a microphone makes it a recording before it runs). A playing stream's follow
+            // its program's call only.
+            if new != nil, model.streams[n]?.direction == .input { refreshInferred(n) }
+            return
+        }
+        // Whether each program starts or stops being in a call.
+        let oldFlipped = old.map { count($0.0, $0.1, sign: -1) } ?? false
+        let newFlipped = new.map { count($0.0, $0.1, sign: 1) } ?? false
+        if oldFlipped, let key = old?.0 { refreshProgram(key) }
+        if newFlipped, let key = new?.0, key != old?.0 || !oldFlipped { refreshProgram(key) }
+        let refreshed = (newFlipped || (oldFlipped && new?.0 == old?.0))
+        if new != nil, !refreshed, model.streams[n]?.direction == .input { refreshInferred(n) }
+    }
+
+    /// Adds (`sign` 1) or takes away (-1) a stream's share of its program's activity;
+    /// returns whether the program started or stopped being in a call.
+    mutating func count(_ key: ProgramKey, _ delta: ProgramActivity, sign: Int) -> Bool {
+        guard !delta.isEmpty else { return false }
+        var a = index.activityOfProgram[key] ?? ProgramActivity()
+        let wasInCall = a.inCall
+        a.capturing &+= sign &* delta.capturing
+        a.playing &+= sign &* delta.playing
+        index.activityOfProgram[key] = a.isEmpty ? nil : a
+        return a.inCall != wasInCall
+    }
+
+    /// R43: recomputes the cached traits of a program's streams and notes each session whose
+    /// traits changed.
+    mutating func refreshProgram(_ key: ProgramKey) {
+        for n in index.streamsOfProgram[key]?.nodes ?? [] { refreshInferred(n) }
+    }
+
+    /// Recomputes one stream's cached traits and notes the change (a stream not derived yet,
+    /// being added, is left to `refreshDerived`).
+    mutating func refreshInferred(_ n: NodeID) {
+        guard configuration.callsFromGraph else { return }
+        let s = SessionID.stream(n)
+        guard let old = index.derived[s] else { return }
+        let new = deriveTraits(s)
+        guard new != old else { return }
+        index.derived[s] = new
+        if traitChanges[s] == nil { traitChanges[s] = old.traits }
     }
 
     /// The program of a stream whose client had `processOfClient` as its process.
@@ -346,6 +413,12 @@ extension PolicyState {
             index.linksOfNode[link.input, default: []].insert(l)
         }
         for n in model.streams.keys { refreshRoute(ofStream: n) }
+        for (n, st) in model.streams {
+            let a = activity(of: n, st)
+            guard !a.isEmpty else { continue }
+            index.activityOfProgram[program(of: st), default: ProgramActivity()].capturing &+= a.capturing
+            index.activityOfProgram[program(of: st), default: ProgramActivity()].playing &+= a.playing
+        }
         for c in model.clients.keys { refreshDerived(ofClient: c) }
         for n in model.streams.keys where index.derived[.stream(n)] == nil { index.derived[.stream(n)] = deriveTraits(.stream(n)) }
         for (s, m) in model.marks {

@@ -11,6 +11,15 @@ public enum ProgramKey: Hashable, Sendable {
     case client(ClientID)
 }
 
+/// How many of a program's streams capture a microphone while running, and how many play.
+struct ProgramActivity: Equatable {
+    var capturing = 0
+    var playing = 0
+    var isEmpty: Bool { capturing == 0 && playing == 0 }
+    /// R43: it captures a microphone while it plays.
+    var inCall: Bool { capturing > 0 && playing > 0 }
+}
+
 extension PolicyReading {
     /// The program a stream belongs to.
     func program(of n: NodeID) -> ProgramKey? {
@@ -34,16 +43,19 @@ extension PolicyReading {
         return false
     }
 
-    /// What the program's streams do: whether one of them captures a microphone and runs,
-    /// and whether one of them plays.
+    /// What one stream adds to its program's activity: it captures a microphone and runs, or
+    /// it plays. Streams of virtual devices and of unmanaged roles add nothing.
+    func activity(of n: NodeID, _ st: StreamInfo) -> ProgramActivity {
+        guard st.runs, configuration.callsFromGraph, st.facts.linkGroup == nil else { return ProgramActivity() }
+        if st.direction == .input && !capturesMicrophone(n, st) { return ProgramActivity() }
+        guard !roleRule(st.facts).unmanaged else { return ProgramActivity() }
+        return st.direction == .output ? ProgramActivity(capturing: 0, playing: 1) : ProgramActivity(capturing: 1, playing: 0)
+    }
+
+    /// What the program's streams do, as counted in the index (`activityOfProgram`).
     func programActivity(_ key: ProgramKey) -> (capturing: Bool, playing: Bool) {
-        var capturing = false
-        var playing = false
-        for n in index.streamsOfProgram[key] ?? [] {
-            guard let st = model.streams[n], st.runs, st.facts.linkGroup == nil, !roleRule(n).unmanaged else { continue }
-            if st.direction == .output { playing = true } else if capturesMicrophone(n, st) { capturing = true }
-        }
-        return (capturing, playing)
+        let a = index.activityOfProgram[key] ?? ProgramActivity()
+        return (a.capturing > 0, a.playing > 0)
     }
 
     /// R43: the rule a legacy stream follows instead of its role's when its program is in a
@@ -77,7 +89,7 @@ extension PolicyStep {
     /// The session's traits as this event found them: a session that stops or goes in the
     /// same event as its program's call ends (R43) ends what it interrupted as the call it was.
     func traitsAsTheEventFound(_ s: SessionID) -> SessionTraits? {
-        state.traitChanges[s] ?? traits(s)
+        state.traitChanges.isEmpty ? traits(s) : state.traitChanges[s] ?? traits(s)
     }
 
     /// R43: sessions whose traits the graph changed in this event (a program started or

@@ -67,14 +67,13 @@ extension PolicyStep {
 
     /// Brings one output stream of `s` to the wanted gain and silence (effects only on change).
     mutating func applyGains(_ s: SessionID, _ n: NodeID, gain: Float, silenced: Bool) {
-        guard let st = model.streams[n], st.direction == .output, st.duckGain != gain || st.silenced != silenced else { return }
+        guard var st = model.streams[n], st.direction == .output, st.duckGain != gain || st.silenced != silenced else { return }
         let ramp: UInt32? = st.duckGain == gain ? nil
             : gain < st.duckGain ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
         let silenceChanged = st.silenced != silenced
-        state.updateStream(n) { st in
-            st.duckGain = gain
-            st.silenced = silenced
-        }
+        st.duckGain = gain
+        st.silenced = silenced
+        state.setDecisions(n, st)
         if let ramp {
             emit(.duck(n, gain: gain, rampMilliseconds: ramp))
             touched.insert(s)  // its published duckGain changes
@@ -117,11 +116,12 @@ extension PolicyStep {
         }
         let anyJustActivated = !justActivated.isEmpty
         for s in targets {
-            guard let told = model.marks[s]?.hintTold else { continue }
+            guard var m = model.marks[s] else { continue }
             // Another client than the session's own has primary audio.
             let value = severalPrimaryClients || (primaryClient != nil && primaryClient != clientOf(s))
-            guard value != told else { continue }
-            state.updateMarks(s) { $0.hintTold = value }
+            guard value != m.hintTold else { continue }
+            m.hintTold = value
+            state.setMarks(s, m)
             if anyJustActivated && justActivated.contains(s) {
                 // Told on flips only; a newly active session reads the property.
                 continue

@@ -98,7 +98,7 @@ extension PolicyStep {
         guard var st = model.streams[n], !st.pausedByPolicy else { return }
         st.pausedByPolicy = true
         st.resumedByPolicy = false
-        state.setStream(n, st)
+        state.setDecisions(n, st)
         emit(.pause(n))
     }
 
@@ -115,7 +115,7 @@ extension PolicyStep {
             // Running already when the module has not yet reported the pause: nothing to confirm.
             st.resumedByPolicy = !st.running
             st.lostOutput = nil
-            state.setStream(n, st)
+            state.setDecisions(n, st)
             emit(.resume(n))
         }
         touched.insert(s)

@@ -129,7 +129,7 @@ extension PolicyStep {
             if st.pausedByPolicy {
                 // The owner re-activated a node we paused (R16).
                 st.running = true
-                state.setStream(n, st)
+                state.setDecisions(n, st)
                 streamActivationRequested(n)
                 return
             }
@@ -137,12 +137,12 @@ extension PolicyStep {
                 // The module confirms the policy's resume.
                 st.resumedByPolicy = false
                 st.running = true
-                state.setStream(n, st)
+                state.setDecisions(n, st)
                 return
             }
             guard !st.running else { return }
             st.running = true
-            state.setStream(n, st)
+            state.setDecisions(n, st)
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
             if !isActive(s) { activate(s, explicit: false) }
@@ -150,13 +150,13 @@ extension PolicyStep {
             if st.pausedByPolicy {
                 // The module confirms the policy's pause.
                 st.running = false
-                state.setStream(n, st)
+                state.setDecisions(n, st)
                 return
             }
             let wasRunning = st.runs
             st.running = false
             st.resumedByPolicy = false
-            state.setStream(n, st)
+            state.setDecisions(n, st)
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
             if var m = model.marks[s], var i = m.interruption {
@@ -199,7 +199,7 @@ extension PolicyStep {
             if st.pausedByPolicy {
                 st.pausedByPolicy = false
                 st.resumedByPolicy = !st.running
-                state.setStream(n, st)
+                state.setDecisions(n, st)
                 touched.insert(s)
                 emit(.resume(n))
             }
@@ -212,7 +212,7 @@ extension PolicyStep {
         st.pausedByPolicy = false
         st.resumedByPolicy = !st.running
         st.lostOutput = nil
-        state.setStream(n, st)
+        state.setDecisions(n, st)
         touched.insert(s)
         if isActive(s) {
             refreshGains(s)
@@ -239,7 +239,7 @@ extension PolicyStep {
         st.running = false
         st.resumedByPolicy = false
         st.lostOutput = nil
-        state.setStream(n, st)
+        state.setDecisions(n, st)
         touched.insert(s)
     }
 
@@ -355,6 +355,6 @@ extension PolicyStep {
             st.silenced = false
             emit(.silence(n, false))
         }
-        state.setStream(n, st)
+        state.setDecisions(n, st)
     }
 }

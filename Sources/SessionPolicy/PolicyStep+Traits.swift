@@ -170,9 +170,12 @@ extension PolicyReading {
     }
 
     func roleRule(_ n: NodeID) -> RoleRule {
-        guard let role = model.streams[n]?.facts.role, !role.rawValue.isEmpty else {
-            return configuration.noRoleRule
-        }
+        guard let facts = model.streams[n]?.facts else { return configuration.noRoleRule }
+        return roleRule(facts)
+    }
+
+    func roleRule(_ facts: StreamFacts) -> RoleRule {
+        guard let role = facts.role, !role.rawValue.isEmpty else { return configuration.noRoleRule }
         return configuration.roleRule(role) ?? configuration.noRoleRule
     }
 

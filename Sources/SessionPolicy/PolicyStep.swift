@@ -3,7 +3,7 @@
 /// for one event and gone with it; every rule (`PolicyStep+*.swift`) is written on it.
 struct PolicyStep: PolicyReading {
     var state: PolicyState
-    var configuration: PolicyConfiguration { state.configuration }
+    var configuration: PolicyConfiguration { _read { yield state.configuration } }
     /// The model and the index, read-only for the rules.
     var model: PolicyModel { _read { yield state.model } }
     var index: PolicyIndex { _read { yield state.index } }

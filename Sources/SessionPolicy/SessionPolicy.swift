@@ -35,7 +35,7 @@
 /// - An owner's activation that is a request (F3) and that arbitration accepts is
 ///   confirmed with `.resume(n)`; refused, it is answered with `.pause(n)`.
 public struct SessionPolicy: Sendable {
-    public var configuration: PolicyConfiguration { state.configuration }
+    public var configuration: PolicyConfiguration { _read { yield state.configuration } }
     /// The model (the truth: the graph and the policy's own records) and its index.
     var state: PolicyState
     var model: PolicyModel { _read { yield state.model } }
