@@ -135,7 +135,7 @@ public final class ModuleCore {
         if !request.isEmpty { handle(.switchesRequested(client, request)) }
     }
 
-    /// The module is going away: what the policy undoes (its pauses, R41) is run; nothing is
+    /// The module is going away: what the policy undoes (its pauses) is run; nothing is
     /// decided after this.
     public func unload() {
         handle(.moduleUnloading)
