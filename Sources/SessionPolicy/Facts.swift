@@ -35,19 +35,40 @@ public struct ClientFacts: Sendable, Equatable {
 }
 
 /// A stream node.
+///
+/// Its names and declaration are kept in one shared, immutable record: a stream's record in
+/// the model is copied each time the policy reads or decides on it, and the copy then costs
+/// one reference instead of one per name. The facts change only when the stream's
+/// properties do.
 public struct StreamFacts: Sendable, Equatable {
+    struct Named: Sendable, Equatable {
+        var applicationName: String?
+        var role: MediaRole?
+        var linkGroup: LinkGroup?
+        var declaration: DeclarationFacts
+    }
+    private var named: OutOfLine<Named>
+
     /// The program's name (when its client has none).
-    public var applicationName: String?
+    public var applicationName: String? {
+        get { named.value.applicationName }
+        set { named.change { $0.applicationName = newValue } }
+    }
     /// What the program says its audio is for, when it declared nothing (legacy role, §1).
-    public var role: MediaRole?
+    public var role: MediaRole? {
+        get { named.value.role }
+        set { named.change { $0.role = newValue } }
+    }
     /// The group of nodes that belong together (a loopback's sink and its stream).
-    public var linkGroup: LinkGroup?
+    public var linkGroup: LinkGroup? {
+        get { named.value.linkGroup }
+        set { named.change { $0.linkGroup = newValue } }
+    }
     /// What its own `audio.session.*` properties declare and ask (a wrapped program).
     public var declaration: DeclarationFacts {
-        get { _declaration.value }
-        set { _declaration = OutOfLine(newValue) }
+        get { named.value.declaration }
+        set { named.change { $0.declaration = newValue } }
     }
-    var _declaration: OutOfLine<DeclarationFacts>
     /// A capture stream that records a sink's monitor (a level meter, `pw-record` of what a
     /// sink plays): observation, never a session (`PolicyStep+Streams.swift`).
     public var recordsMonitor: Bool
@@ -59,10 +80,7 @@ public struct StreamFacts: Sendable, Equatable {
         applicationName: String? = nil, role: MediaRole? = nil, linkGroup: LinkGroup? = nil,
         declaration: DeclarationFacts = DeclarationFacts(), recordsMonitor: Bool = false, processID: UInt32? = nil
     ) {
-        self.applicationName = applicationName
-        self.role = role
-        self.linkGroup = linkGroup
-        self._declaration = OutOfLine(declaration)
+        self.named = OutOfLine(Named(applicationName: applicationName, role: role, linkGroup: linkGroup, declaration: declaration))
         self.recordsMonitor = recordsMonitor
         self.processID = processID
     }
@@ -165,9 +183,16 @@ struct OutOfLine<Value: Equatable & Sendable>: Equatable, Sendable {
         init(_ value: Value) { self.value = value }
     }
 
-    private let storage: Storage
+    private var storage: Storage
     init(_ value: Value) { storage = Storage(value) }
     var value: Value { storage.value }
+
+    /// A new record: the shared one is never written.
+    mutating func change(_ body: (inout Value) -> Void) {
+        var v = storage.value
+        body(&v)
+        self = OutOfLine(v)
+    }
 
     static func == (a: OutOfLine, b: OutOfLine) -> Bool {
         a.storage === b.storage || a.storage.value == b.storage.value
