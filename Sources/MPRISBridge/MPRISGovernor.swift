@@ -37,6 +37,12 @@ public struct MPRISGovernor: Sendable, Equatable {
         public var userTouched = false
         /// The player's status as last heard.
         public var status: PlaybackStatus = .playing
+        /// The stream was handed back to its player: the interruption ended and we sent Play,
+        /// or the user played it after a route loss. It stays governed, not released, while
+        /// its player plays, so that the policy sees the player play again (a player that
+        /// never paused its stream in the graph, as Chromium, gets its stream back then); the
+        /// player's next status change ends the governance.
+        public var handedBack = false
         /// The policy may let go of its graph pause: our pause took effect and the
         /// player is not playing now. (When the user presses play during an
         /// interruption, the policy pauses the stream again; when they pause it
@@ -52,7 +58,11 @@ public struct MPRISGovernor: Sendable, Equatable {
     /// output was lost); `player` owns it and was in `status`. Only a playing player is
     /// paused: one that was not playing has nothing to resume and nothing to correct.
     public mutating func streamPaused(_ stream: UInt32, player: String, status: PlaybackStatus, cause: Cause) -> [Action] {
-        guard governed[stream] == nil, status == .playing else { return [] }
+        if let g = governed[stream], !g.handedBack { return [] }
+        guard status == .playing else {
+            // A stream handed back whose player does not play: nothing left to govern.
+            return governed.removeValue(forKey: stream) == nil ? [] : [report]
+        }
         governed[stream] = Governed(player: player, cause: cause)
         return [.pause(player: player), report]
     }
@@ -67,6 +77,17 @@ public struct MPRISGovernor: Sendable, Equatable {
             let previous = g.status
             defer { if g.released != wasReleased { changed = true } }
             g.status = status
+            if g.handedBack {
+                // The player plays again (reported once, not released); any later change
+                // is the user's: the bridge lets go.
+                if status == .playing && previous != .playing {
+                    governed[stream] = g
+                } else if status != previous {
+                    governed[stream] = nil
+                    dropped = true
+                }
+                continue
+            }
             if !g.confirmed {
                 // Our Pause took effect (Stopped counts: nothing plays either).
                 guard status != .playing else { continue }
@@ -77,8 +98,13 @@ public struct MPRISGovernor: Sendable, Equatable {
                 g.userTouched = true
                 // After a route loss there is nothing left to decide: the user took over.
                 if g.cause == .routeLoss {
-                    governed[stream] = nil
-                    dropped = true
+                    if status == .playing {
+                        g.handedBack = true
+                        governed[stream] = g
+                    } else {
+                        governed[stream] = nil
+                        dropped = true
+                    }
                     continue
                 }
             }
@@ -89,13 +115,20 @@ public struct MPRISGovernor: Sendable, Equatable {
 
     /// `interruption ended` for the stream's session.
     public mutating func interruptionEnded(_ stream: UInt32, shouldResume: Bool) -> [Action] {
-        guard let g = governed[stream], g.cause == .interruption else { return [] }
-        governed[stream] = nil
-        var actions: [Action] = []
+        guard var g = governed[stream], g.cause == .interruption, !g.handedBack else { return [] }
         // R15 through the player: only what we paused, only when the user left it alone (R18).
-        if shouldResume && !g.userTouched { actions.append(.play(player: g.player)) }
-        actions.append(report)
-        return actions
+        guard shouldResume && !g.userTouched else {
+            governed[stream] = nil
+            return [report]
+        }
+        if g.status == .playing {
+            // It plays already (its Pause never took): nothing to hand back.
+            governed[stream] = nil
+            return [.play(player: g.player), report]
+        }
+        g.handedBack = true
+        governed[stream] = g
+        return [.play(player: g.player), report]
     }
 
     /// The stream went away (the player closed it, or PipeWire restarted).

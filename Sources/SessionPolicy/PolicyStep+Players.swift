@@ -25,7 +25,28 @@ extension PolicyStep {
         }
         let before = state.setPlayerReport(c, report)?.released ?? []
         for n in report.released.subtracting(before).sorted() { streamReleasedToProgram(n) }
+        // A stream the bridge still governs that is no longer released: its player plays
+        // again (the user's play, or the player obeying the bridge's Play after the
+        // interruption ended). A player that paused without pausing its stream in the graph
+        // (Chromium keeps its stream open, writing silence) never activates the node again:
+        // its playing again is the owner's activation, arbitrated as one (R16). For a player
+        // that did activate it, the pause is already gone and this changes nothing.
+        for n in before.subtracting(report.released).sorted()
+        where report.governed[n] != nil {
+            playerPlaysAgain(n)
+        }
         refreshPlayers()
+    }
+
+    /// The player of a released stream plays again while the module's pause still holds its
+    /// node: the policy takes that pause back as its own and answers the player's start as an
+    /// activation request (R16): resumed when the session may play, held when it may not.
+    mutating func playerPlaysAgain(_ n: NodeID) {
+        guard var st = model.streams[n], st.pauseReleased else { return }
+        st.pauseReleased = false
+        st.pausedByPolicy = true
+        state.setDecisions(n, st)
+        streamActivationRequested(n)
     }
 
     /// Brings `audio-session.mpris` in line with the accepted reports, for streams that exist.

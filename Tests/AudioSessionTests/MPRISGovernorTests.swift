@@ -13,7 +13,12 @@ import Testing
         #expect(g.statusChanged(player: Self.mpv, .paused) == [.report(governed: [56: Self.mpv], released: [56])])
         // The same value again (the read after Pause racing the signal) is no news.
         #expect(g.statusChanged(player: Self.mpv, .paused) == [])
-        #expect(g.interruptionEnded(56, shouldResume: true) == [.play(player: Self.mpv), .report(governed: [:], released: [])])
+        // Handed back: still governed and released until the player plays …
+        #expect(g.interruptionEnded(56, shouldResume: true) == [.play(player: Self.mpv), .report(governed: [56: Self.mpv], released: [56])])
+        // … then governed and not released (the policy sees the player play again) …
+        #expect(g.statusChanged(player: Self.mpv, .playing) == [.report(governed: [56: Self.mpv], released: [])])
+        // … and the next change is the user's: the bridge lets go.
+        #expect(g.statusChanged(player: Self.mpv, .paused) == [.report(governed: [:], released: [])])
         #expect(g.watchedPlayers.isEmpty)
     }
 
@@ -35,6 +40,18 @@ import Testing
         #expect(g.interruptionEnded(56, shouldResume: true) == [.report(governed: [:], released: [])])
     }
 
+    @Test func aStreamHandedBackIsGovernedAgainByTheNextInterruption() {
+        var g = G()
+        _ = g.streamPaused(56, player: Self.mpv, status: .playing, cause: .interruption)
+        _ = g.statusChanged(player: Self.mpv, .paused)
+        _ = g.interruptionEnded(56, shouldResume: true)
+        _ = g.statusChanged(player: Self.mpv, .playing)
+        // A second call before the player's status changed again: paused through its player anew.
+        #expect(g.streamPaused(56, player: Self.mpv, status: .playing, cause: .interruption)
+                == [.pause(player: Self.mpv), .report(governed: [56: Self.mpv], released: [])])
+        #expect(g.statusChanged(player: Self.mpv, .paused) == [.report(governed: [56: Self.mpv], released: [56])])
+    }
+
     @Test func aPlayerThatWasNotPlayingIsLeftAlone() {
         var g = G()
         #expect(g.streamPaused(56, player: Self.mpv, status: .paused, cause: .interruption) == [])
@@ -47,8 +64,10 @@ import Testing
         #expect(g.statusChanged(player: Self.mpv, .paused) == [.report(governed: [56: Self.mpv], released: [56])])
         // A routeChange is not an interruption: an unrelated ended changes nothing.
         #expect(g.interruptionEnded(56, shouldResume: true) == [])
-        // The user presses play: the bridge lets go.
-        #expect(g.statusChanged(player: Self.mpv, .playing) == [.report(governed: [:], released: [])])
+        // The user presses play: handed back, reported once as playing, then let go.
+        #expect(g.statusChanged(player: Self.mpv, .playing) == [.report(governed: [56: Self.mpv], released: [])])
+        #expect(g.statusChanged(player: Self.mpv, .paused) == [.report(governed: [:], released: [])])
+        #expect(g.watchedPlayers.isEmpty)
     }
 
     @Test func aStreamOrPlayerThatGoesIsForgotten() {

@@ -1,0 +1,390 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    /// The browsers people listen and call in, from Debian's packages, headless, in the
+    /// sandbox (its private session bus, its PipeWire through pipewire-pulse), each opening a
+    /// page from `Tests/Fixtures/browser` served on 127.0.0.1:
+    /// - a page playing music: a call pauses it through the browser's own MPRIS player
+    ///   (`pw-session mpris-bridge`), and it plays again after; pulling the headphones leaks
+    ///   nothing to the speaker and leaves it Paused (R15, R31; Chromium plays from a child
+    ///   process the bridge must trace to the browser);
+    /// - a page making a WebRTC call on the sandbox's virtual microphone: a call (R43), which
+    ///   pauses a legacy music player until the hang-up;
+    /// - a page that only records: a recording (R43, R21), the music plays on, alerts are held.
+    @Suite(.serialized)
+    struct BrowserTests {
+        enum Browser: String, CaseIterable, Sendable, CustomTestStringConvertible {
+            case firefox, chromium
+            var testDescription: String { rawValue }
+            /// The MPRIS name's player part (`org.mpris.MediaPlayer2.<player>.instance…`).
+            var mprisPlayer: String { rawValue }
+        }
+
+        static let microphone = VirtualDevice(
+            name: "mic", nodeDescription: "Microphone", formFactor: "microphone", priority: 1000, mediaClass: "Audio/Source/Virtual")
+
+        static var fixtures: String {
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/browser").path
+        }
+
+        /// The pages, served from a copy in the sandbox, and what they report.
+        struct Site {
+            var root: String
+            var port: Int
+            var statusPath: String
+            var server: ChildProcess
+
+            func url(_ page: String) -> String { "http://127.0.0.1:\(port)/\(page)" }
+
+            /// The lines the pages reported so far, in order.
+            var reports: [String] {
+                ((try? String(contentsOfFile: statusPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            }
+
+            /// Waits until a page reported `text` (a page's error ends the wait at once).
+            func waitForReport(_ sandbox: Sandbox, _ text: String, from browser: ChildProcess, timeout: TimeInterval = 60) throws {
+                try sandbox.waitUntil(timeout: timeout, "the page to report \"\(text)\"") {
+                    let r = reports
+                    if let e = r.first(where: { $0.hasPrefix("error") }) { throw TestFailure("the page reported \(e)") }
+                    guard browser.isRunning else { throw TestFailure("the browser exited: \(browser.logTail())") }
+                    return r.contains { $0.hasPrefix(text) }
+                }
+            }
+
+            /// Tells the page to do `command` (it polls `/control`).
+            func command(_ command: String) throws {
+                try command.write(toFile: root + "/control.tmp", atomically: false, encoding: .utf8)
+                guard rename(root + "/control.tmp", root + "/control") == 0 else { throw TestFailure("could not write the page's command") }
+            }
+        }
+
+        static func serve(_ sandbox: Sandbox, music: Bool) throws -> Site {
+            let root = sandbox.directory + "/tmp/www"
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            for page in ["music.html", "call.html", "record.html"] {
+                try FileManager.default.copyItem(atPath: fixtures + "/" + page, toPath: root + "/" + page)
+            }
+            if music {
+                let tone = try tone(in: sandbox, seconds: 60, name: "browser-music.wav")
+                try FileManager.default.copyItem(atPath: tone, toPath: root + "/music.wav")
+            }
+            let portPath = sandbox.directory + "/tmp/www.port"
+            let statusPath = sandbox.directory + "/tmp/www.status"
+            let server = try sandbox.spawn(["python3", fixtures + "/serve.py", root, portPath, statusPath])
+            var port = 0
+            try sandbox.waitUntil(timeout: 15, "the page server to listen") {
+                guard server.isRunning else { throw TestFailure("the page server exited: \(server.logTail())") }
+                port = Int((try? String(contentsOfFile: portPath, encoding: .utf8)) ?? "") ?? 0
+                return port > 0
+            }
+            return Site(root: root, port: port, statusPath: statusPath, server: server)
+        }
+
+        /// Starts the browser on `url`, in a session of its own (its helper processes are
+        /// killed with it), with its home, profile and caches inside the sandbox.
+        static func launch(_ browser: Browser, _ sandbox: Sandbox, _ url: String) throws -> ChildProcess {
+            let home = sandbox.directory + "/home"
+            let profile = sandbox.directory + "/tmp/\(browser.rawValue)-profile"
+            try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
+            let environment = ["HOME": home, "XDG_CACHE_HOME": home + "/.cache", "MOZ_CRASHREPORTER_DISABLE": "1"]
+            try FileManager.default.createDirectory(atPath: home + "/.cache", withIntermediateDirectories: true)
+            let argv: [String]
+            switch browser {
+            case .firefox:
+                try FileManager.default.copyItem(atPath: fixtures + "/firefox-user.js", toPath: profile + "/user.js")
+                argv = ["firefox-esr", "--headless", "--no-remote", "-profile", profile, url]
+            case .chromium:
+                argv = ["chromium", "--headless=new", "--no-sandbox", "--autoplay-policy=no-user-gesture-required",
+                        "--use-fake-ui-for-media-stream", "--user-data-dir=\(profile)", "--no-first-run",
+                        "--disable-gpu", url]
+            }
+            // setsid: the browser leads a process group of its own, which `quit` kills whole.
+            return try sandbox.spawn(["setsid"] + argv, environment: environment)
+        }
+
+        /// Ends the browser and every process of its group (renderers, the audio service).
+        static func quit(_ browser: ChildProcess) {
+            if browser.isRunning { kill(-browser.pid, SIGTERM) }
+            if browser.wait(timeout: 5) == nil { kill(-browser.pid, SIGKILL) }
+            browser.terminate(signal: SIGKILL, timeout: 5)
+            kill(-browser.pid, SIGKILL)
+        }
+
+        /// The browser's process and its descendants (Chromium plays from its audio service).
+        static func processTree(_ root: pid_t) -> Set<Int> {
+            var parent: [Int: Int] = [:]
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                      let close = stat.range(of: ")", options: .backwards) else { continue }
+                let fields = stat[close.upperBound...].split(separator: " ")
+                if fields.count > 1, let ppid = Int(fields[1]) { parent[pid] = ppid }
+            }
+            var tree: Set<Int> = [Int(root)]
+            var grew = true
+            while grew {
+                grew = false
+                for (pid, ppid) in parent where tree.contains(ppid) && !tree.contains(pid) {
+                    tree.insert(pid)
+                    grew = true
+                }
+            }
+            return tree
+        }
+
+        /// The browser's stream nodes of `mediaClass` that run.
+        static func runningStreams(_ sandbox: Sandbox, _ browser: ChildProcess, _ mediaClass: String) throws -> [Int] {
+            let tree = processTree(browser.pid)
+            return Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Node").compactMap { node in
+                let p = Sandbox.props(node)
+                guard p["media.class"] as? String == mediaClass, Sandbox.state(node) == "running",
+                      let pid = Graph.int(p["application.process.id"] as Any), tree.contains(pid) else { return nil }
+                return node["id"] as? Int
+            }
+        }
+
+        /// `playerctl status` of the browser's MPRIS player: "Playing", "Paused", or nil.
+        static func status(_ sandbox: Sandbox, _ browser: Browser) throws -> String? {
+            let r = try sandbox.run(["playerctl", "--player=\(browser.mprisPlayer)", "status"], timeout: 10)
+            return r.status == 0 ? r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+        }
+
+        /// A sandbox with the virtual microphone as the default source.
+        static func sandbox() throws -> Sandbox {
+            var options = SandboxOptions()
+            options.devices = [.speaker, .headphones, microphone]
+            let sandbox = try Sandbox.start(options)
+            do {
+                try sandbox.waitUntil(timeout: 15, "the microphone to be the default source") {
+                    _ = try sandbox.run(["pactl", "set-default-source", "mic"], timeout: 10)
+                    let info = try sandbox.run(["pactl", "info"], timeout: 10).stdout
+                    return info.contains("Default Source: mic")
+                }
+            } catch {
+                sandbox.stop()
+                throw error
+            }
+            return sandbox
+        }
+
+        /// The published sessions, one line each, for a failure's message.
+        static func sessions(_ sandbox: Sandbox) -> String {
+            let entries = (try? sandbox.sessionMetadata()) ?? []
+            return entries.filter { $0.key == "audio-session.session" }.map { "\($0.subject): \($0.value)" }.joined(separator: "\n")
+        }
+
+        /// The bridge, connected.
+        static func startBridge(_ sandbox: Sandbox) throws -> ChildProcess {
+            let bridge = try sandbox.spawn([try Support.pwSessionPath(), "mpris-bridge", "--verbose"])
+            try sandbox.waitUntil(timeout: 15, "the MPRIS bridge to connect") {
+                guard bridge.isRunning else { throw TestFailure("mpris-bridge exited: \(bridge.logTail())") }
+                return Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                    Sandbox.props($0)["audio.session.control.mpris"] != nil
+                }
+            }
+            return bridge
+        }
+
+        /// The page's music plays on the headphones and the browser's player says so.
+        static func startMusic(_ browser: Browser, _ sandbox: Sandbox, _ site: Site) throws -> (browser: ChildProcess, node: Int) {
+            let process = try launch(browser, sandbox, site.url("music.html"))
+            do {
+                try site.waitForReport(sandbox, "playing", from: process)
+                var node = -1
+                try sandbox.waitUntil(timeout: 30, "the browser's music to play on the headphones") {
+                    let d = try sandbox.dump()
+                    guard let headphones = Graph.nodeID(d, named: "headphones") else { return false }
+                    for n in try runningStreams(sandbox, process, "Stream/Output/Audio")
+                    where Graph.links(d).contains(where: { $0.output == n && $0.input == headphones && $0.state == "active" }) {
+                        node = n
+                    }
+                    return node >= 0
+                }
+                try sandbox.waitUntil(timeout: 30, "the browser's MPRIS player to report Playing") {
+                    try status(sandbox, browser) == "Playing"
+                }
+                return (process, node)
+            } catch {
+                quit(process)
+                throw error
+            }
+        }
+
+        // MARK: music in the browser
+
+        /// R15 through the browser's own player: a call pauses it (the browser's controls say
+        /// Paused, nothing reaches the headphones) and it plays again after the call.
+        @Test(arguments: Browser.allCases)
+        func r15ACallPausesTheBrowsersMusicThroughItsOwnPlayerAndItPlaysAfter(_ browser: Browser) throws {
+            let sandbox = try Self.sandbox()
+            defer { sandbox.stop() }
+            let bridge = try Self.startBridge(sandbox)
+            let site = try Self.serve(sandbox, music: true)
+            let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
+            let (process, node) = try Self.startMusic(browser, sandbox, site)
+            defer { Self.quit(process) }
+
+            let call = try tone(in: sandbox, seconds: 5, frequency: 660, name: "call.wav")
+            let caller = try sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", call])
+            defer { caller.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 15, "the browser's player to report Paused") { try Self.status(sandbox, browser) == "Paused" }
+            try sandbox.waitUntil(timeout: 10, "the policy to publish the browser's player for its stream") {
+                try PolicyMPRISTests.governingPlayer(sandbox, node)?.hasPrefix("org.mpris.MediaPlayer2.\(browser.mprisPlayer)") == true
+            }
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.1)
+            let from = recorder.mark
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            let to = recorder.mark
+            if !caller.isRunning { Issue.record("the call ended inside the measured window") }
+
+            try sandbox.waitUntil(timeout: 15, "the call to end") { !caller.isRunning }
+            try sandbox.waitUntil(timeout: 15, "the browser's player to report Playing again") {
+                try Self.status(sandbox, browser) == "Playing"
+            }
+            try sandbox.waitUntil(timeout: 30, "the browser's music to play on the headphones again") {
+                let d = try sandbox.dump()
+                guard let headphones = Graph.nodeID(d, named: "headphones") else { return false }
+                return try Self.runningStreams(sandbox, process, "Stream/Output/Audio").contains { n in
+                    Graph.links(d).contains { $0.output == n && $0.input == headphones && $0.state == "active" }
+                }
+            }
+            let resumed = recorder.mark
+            try sandbox.waitForMoreRecording(recorder, seconds: 1.0)
+            let end = recorder.mark
+            let wav = try recorder.stop()
+            let leaked = PolicyInterruptionTests.nonZero(wav, from: from, to: to)
+            #expect(to > from)
+            #expect(leaked == 0, "non-zero samples on the headphones during the call: \(leaked)")
+            #expect(PolicyInterruptionTests.nonZero(wav, from: resumed, to: end) > 0, "the music did not reach the headphones again")
+            #expect(PolicyMPRISTests.bridgeSaid(bridge, "resumed org.mpris.MediaPlayer2.\(browser.mprisPlayer)"), "\(bridge.logTail())")
+        }
+
+        /// R31 through the browser's own player: the headphones go, nothing reaches the
+        /// speaker, and the browser's controls say Paused, also after the headphones return.
+        @Test(arguments: Browser.allCases)
+        func r31HeadphonesLostPauseTheBrowsersMusicWithoutALeakAndItStaysPaused(_ browser: Browser) throws {
+            let sandbox = try Self.sandbox()
+            defer { sandbox.stop() }
+            let bridge = try Self.startBridge(sandbox)
+            let site = try Self.serve(sandbox, music: true)
+            let (process, _) = try Self.startMusic(browser, sandbox, site)
+            defer { Self.quit(process) }
+            let recorder = try Recorder(sandbox: sandbox, sink: "speaker")
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.1)
+
+            try sandbox.removeDevice(named: "headphones")
+            try sandbox.waitUntil(timeout: 15, "the browser's player to report Paused") { try Self.status(sandbox, browser) == "Paused" }
+            try sandbox.waitForMoreRecording(recorder, seconds: 1.0)
+            try sandbox.addDevice(.headphones)
+            try sandbox.waitUntil(timeout: 10, "the headphones back in the policy's route") {
+                try sandbox.globalOutputs().contains { $0["uid"] as? String == "headphones" }
+            }
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            let wav = try recorder.stop()
+            #expect(wav.nonZeroSampleCount == 0, "non-zero samples on the speaker: \(wav.nonZeroSampleCount)")
+            #expect(try Self.status(sandbox, browser) == "Paused")
+            #expect(!PolicyMPRISTests.bridgeSaid(bridge, "resumed org.mpris.MediaPlayer2.\(browser.mprisPlayer)"), "\(bridge.logTail())")
+        }
+
+        // MARK: calls and recordings in the browser
+
+        /// R43: a WebRTC call in the browser (the microphone captured, the far end played,
+        /// nothing declared) pauses a legacy music player, with nothing of it on the
+        /// headphones, until the hang-up; then the music plays again.
+        @Test(arguments: Browser.allCases)
+        func r43AWebRTCCallInTheBrowserPausesTheMusicUntilTheHangUp(_ browser: Browser) throws {
+            let sandbox = try Self.sandbox()
+            defer { sandbox.stop() }
+            let site = try Self.serve(sandbox, music: false)
+            let music = try tone(in: sandbox, seconds: 120, name: "music.wav")
+            let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
+            let (player, node) = try sandbox.startPlayer(
+                ["pw-play", "--media-role", "Music", "--target", "headphones", music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            // The far end plays on the speaker: what the headphones hear is the music alone
+            // (a browser's WebRTC output is not digital silence even from a silent microphone).
+            _ = try sandbox.run(["pactl", "set-default-sink", "speaker"], timeout: 10)
+
+            let process = try Self.launch(browser, sandbox, site.url("call.html"))
+            defer { Self.quit(process) }
+            try site.waitForReport(sandbox, "far end playing", from: process)
+            do {
+                try sandbox.waitUntil(timeout: 30, "the music to be interrupted by the browser's call") {
+                    try PolicyInterruptionTests.interrupted(sandbox, node)
+                }
+            } catch {
+                throw TestFailure("\(error); the page reported \(site.reports); sessions: \(Self.sessions(sandbox))")
+            }
+            // The capture stream is a session of its own, a call, in `pw-session status --json`.
+            let capture = try #require(try Self.runningStreams(sandbox, process, "Stream/Input/Audio").first)
+            let st = try sandbox.run([try Support.pwSessionPath(), "status", "--json"])
+            let doc = try JSONSerialization.jsonObject(with: Data(st.stdout.utf8)) as? [String: Any]
+            let session = (doc?["sessions"] as? [[String: Any]])?.first { ($0["streams"] as? [Int])?.contains(capture) == true }
+            #expect(session?["priority"] as? String == "call", "\(st.stdout)")
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.1)
+            let from = recorder.mark
+            try sandbox.waitForMoreRecording(recorder, seconds: 1.0)
+            let to = recorder.mark
+
+            let hangUp = Date()
+            try site.command("hangup")
+            try site.waitForReport(sandbox, "hung up", from: process)
+            try sandbox.waitUntil(timeout: 15, "the music to play again after the hang-up") {
+                try !PolicyInterruptionTests.interrupted(sandbox, node) && PolicyInterruptionTests.running(sandbox, node)
+            }
+            print("R43 \(browser.rawValue): the music runs again \(Int(Date().timeIntervalSince(hangUp) * 1000)) ms after the hang-up command")
+            let resumed = recorder.mark
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            let end = recorder.mark
+            let wav = try recorder.stop()
+            let leaked = PolicyInterruptionTests.nonZero(wav, from: from, to: to)
+            #expect(to > from)
+            #expect(leaked == 0, "non-zero samples of the music during the call: \(leaked)")
+            #expect(PolicyInterruptionTests.nonZero(wav, from: resumed, to: end) > 0, "the music did not reach the headphones again")
+        }
+
+        /// R43, R21: a page that only records is a recording: the music plays on, an alert is
+        /// silenced. Chromium only: Firefox ESR keeps an output stream running (silence) for
+        /// as long as a page captures, so the graph shows a record-only page in Firefox exactly
+        /// as a call (docs/policy.md, R43's limits).
+        @Test(arguments: [Browser.chromium])
+        func r43R21APageThatOnlyRecordsLetsTheMusicPlayAndSilencesAlerts(_ browser: Browser) throws {
+            let sandbox = try Self.sandbox()
+            defer { sandbox.stop() }
+            let site = try Self.serve(sandbox, music: false)
+            let music = try tone(in: sandbox, seconds: 120, name: "music.wav")
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+
+            let process = try Self.launch(browser, sandbox, site.url("record.html"))
+            defer { Self.quit(process) }
+            try site.waitForReport(sandbox, "recording", from: process)
+            var capture = -1
+            do {
+                try sandbox.waitUntil(timeout: 30, "the browser's capture to be a recording") {
+                    for n in try Self.runningStreams(sandbox, process, "Stream/Input/Audio") {
+                        let s = try sandbox.sessionState(ofStream: n)
+                        if s?["category"] as? String == "record", s?["active"] as? Bool == true { capture = n }
+                    }
+                    return capture >= 0
+                }
+            } catch {
+                throw TestFailure("\(error); sessions: \(Self.sessions(sandbox))")
+            }
+            let (alert, alertNode) = try sandbox.startPlayer(
+                ["pw-play", "--media-role", "Notification", "--target", "speaker", music], on: "speaker")
+            defer { alert.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 10, "the alert to be silenced") {
+                try sandbox.sessionState(ofStream: alertNode)?["silenced"] as? Bool == true
+            }
+            #expect(try !PolicyInterruptionTests.interrupted(sandbox, node))
+            #expect(try PolicyInterruptionTests.running(sandbox, node))
+            #expect(try Self.runningStreams(sandbox, process, "Stream/Output/Audio").isEmpty, "the page plays nothing")
+        }
+    }
+}
