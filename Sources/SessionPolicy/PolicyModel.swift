@@ -37,12 +37,3 @@ public struct PolicyModel: Sendable, Equatable {
 
     public init() {}
 }
-
-extension PolicyModel {
-    /// The client of a stream, read in place (the stream's record is not copied).
-    @inline(__always)
-    func client(ofStream n: NodeID) -> ClientID? {
-        guard let i = streams.index(forKey: n) else { return nil }
-        return streams.values[i].client
-    }
-}

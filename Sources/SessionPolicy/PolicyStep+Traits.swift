@@ -187,7 +187,7 @@ extension PolicyReading {
             guard index.declaredClients.contains(c) else { return nil }
             return (index.derived[s] ?? deriveTraits(s))?.traits
         case .stream(let n):
-            guard let c = model.client(ofStream: n), !index.declaredClients.contains(c) else { return nil }
+            guard let st = model.streams[n], !index.declaredClients.contains(st.client) else { return nil }
             guard let d = index.derived[s] ?? deriveTraits(s) else { return nil }
             return d.adapted(to: model.marks[s]?.adaptiveCategory)
         }
