@@ -321,11 +321,21 @@ extension Integration {
                 throw TestFailure("\(error); the page reported \(site.reports); sessions: \(Self.sessions(sandbox))")
             }
             // The capture stream is a session of its own, a call, in `pw-session status --json`.
-            let capture = try #require(try Self.runningStreams(sandbox, process, "Stream/Input/Audio").first)
-            let st = try sandbox.run([try Support.pwSessionPath(), "status", "--json"])
-            let doc = try JSONSerialization.jsonObject(with: Data(st.stdout.utf8)) as? [String: Any]
-            let session = (doc?["sessions"] as? [[String: Any]])?.first { ($0["streams"] as? [Int])?.contains(capture) == true }
-            #expect(session?["priority"] as? String == "call", "\(st.stdout)")
+            var statusText = ""
+            do {
+                try sandbox.waitUntil(timeout: 15, "the browser's capture stream to be a call in pw-session status") {
+                    let captures = Set(try Self.runningStreams(sandbox, process, "Stream/Input/Audio"))
+                    guard !captures.isEmpty else { return false }
+                    statusText = try sandbox.run([try Support.pwSessionPath(), "status", "--json"]).stdout
+                    let doc = try JSONSerialization.jsonObject(with: Data(statusText.utf8)) as? [String: Any]
+                    return (doc?["sessions"] as? [[String: Any]])?.contains { session in
+                        session["priority"] as? String == "call"
+                            && (session["streams"] as? [Int])?.contains(where: captures.contains) == true
+                    } == true
+                }
+            } catch {
+                throw TestFailure("\(error); status: \(statusText); sessions: \(Self.sessions(sandbox))")
+            }
             try sandbox.waitForMoreRecording(recorder, seconds: 0.1)
             let from = recorder.mark
             try sandbox.waitForMoreRecording(recorder, seconds: 1.0)
