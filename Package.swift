@@ -90,6 +90,6 @@ let package = Package(
         ),
         .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy", "PipeWireFacts"]),
         .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy", "PipeWireFacts", "MPRISBridge"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "HostileClients", "SessionPolicy", "PipeWireFacts", "AudioSession"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "HostileClients", "SessionPolicy", "PipeWireFacts", "AudioSession", "MPRISBridge"]),
     ]
 )

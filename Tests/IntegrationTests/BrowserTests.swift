@@ -1,4 +1,5 @@
 import Foundation
+import MPRISBridge
 import Sandbox
 import Testing
 #if canImport(Glibc)
@@ -116,34 +117,18 @@ extension Integration {
             kill(-browser.pid, SIGKILL)
         }
 
-        /// The browser's process and its descendants (Chromium plays from its audio service).
-        static func processTree(_ root: pid_t) -> Set<Int> {
-            var parent: [Int: Int] = [:]
-            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-                guard let pid = Int(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                      let close = stat.range(of: ")", options: .backwards) else { continue }
-                let fields = stat[close.upperBound...].split(separator: " ")
-                if fields.count > 1, let ppid = Int(fields[1]) { parent[pid] = ppid }
-            }
-            var tree: Set<Int> = [Int(root)]
-            var grew = true
-            while grew {
-                grew = false
-                for (pid, ppid) in parent where tree.contains(ppid) && !tree.contains(pid) {
-                    tree.insert(pid)
-                    grew = true
-                }
-            }
-            return tree
+        /// Whether `pid` is the browser or one of its descendants (Chromium plays from its audio
+        /// service), traced as the MPRIS bridge traces a stream to its player.
+        static func isBrowsers(_ pid: Int32, _ browser: ChildProcess) -> Bool {
+            PlayerOwner.player(of: pid, owners: [("browser", browser.pid)], parent: PlayerOwner.parentFromProc) != nil
         }
 
         /// The browser's stream nodes of `mediaClass` that run.
         static func runningStreams(_ sandbox: Sandbox, _ browser: ChildProcess, _ mediaClass: String) throws -> [Int] {
-            let tree = processTree(browser.pid)
-            return Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Node").compactMap { node in
+            Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Node").compactMap { node in
                 let p = Sandbox.props(node)
                 guard p["media.class"] as? String == mediaClass, Sandbox.state(node) == "running",
-                      let pid = Graph.int(p["application.process.id"] as Any), tree.contains(pid) else { return nil }
+                      let pid = Graph.int(p["application.process.id"] as Any), isBrowsers(Int32(pid), browser) else { return nil }
                 return node["id"] as? Int
             }
         }
@@ -190,25 +175,29 @@ extension Integration {
             return bridge
         }
 
+        /// A running output stream of the browser, actively linked to the headphones.
+        static func playingOnHeadphones(_ sandbox: Sandbox, _ browser: ChildProcess) throws -> Int? {
+            let d = try sandbox.dump()
+            guard let headphones = Graph.nodeID(d, named: "headphones") else { return nil }
+            return try runningStreams(sandbox, browser, "Stream/Output/Audio").last { n in
+                Graph.links(d).contains { $0.output == n && $0.input == headphones && $0.state == "active" }
+            }
+        }
+
         /// The page's music plays on the headphones and the browser's player says so.
         static func startMusic(_ browser: Browser, _ sandbox: Sandbox, _ site: Site) throws -> (browser: ChildProcess, node: Int) {
             let process = try launch(browser, sandbox, site.url("music.html"))
             do {
                 try site.waitForReport(sandbox, "playing", from: process)
-                var node = -1
+                var node: Int?
                 try sandbox.waitUntil(timeout: 30, "the browser's music to play on the headphones") {
-                    let d = try sandbox.dump()
-                    guard let headphones = Graph.nodeID(d, named: "headphones") else { return false }
-                    for n in try runningStreams(sandbox, process, "Stream/Output/Audio")
-                    where Graph.links(d).contains(where: { $0.output == n && $0.input == headphones && $0.state == "active" }) {
-                        node = n
-                    }
-                    return node >= 0
+                    node = try playingOnHeadphones(sandbox, process)
+                    return node != nil
                 }
                 try sandbox.waitUntil(timeout: 30, "the browser's MPRIS player to report Playing") {
                     try status(sandbox, browser) == "Playing"
                 }
-                return (process, node)
+                return (process, node ?? -1)
             } catch {
                 quit(process)
                 throw error
@@ -247,11 +236,7 @@ extension Integration {
                 try Self.status(sandbox, browser) == "Playing"
             }
             try sandbox.waitUntil(timeout: 30, "the browser's music to play on the headphones again") {
-                let d = try sandbox.dump()
-                guard let headphones = Graph.nodeID(d, named: "headphones") else { return false }
-                return try Self.runningStreams(sandbox, process, "Stream/Output/Audio").contains { n in
-                    Graph.links(d).contains { $0.output == n && $0.input == headphones && $0.state == "active" }
-                }
+                try Self.playingOnHeadphones(sandbox, process) != nil
             }
             let resumed = recorder.mark
             try sandbox.waitForMoreRecording(recorder, seconds: 1.0)
@@ -394,23 +379,16 @@ extension Integration {
             var capture = -1
             do {
                 try sandbox.waitUntil(timeout: 30, "the browser's capture to be a recording") {
-                    for n in try Self.runningStreams(sandbox, process, "Stream/Input/Audio") {
-                        let s = try sandbox.sessionState(ofStream: n)
-                        if s?["category"] as? String == "record", s?["active"] as? Bool == true { capture = n }
+                    for n in try Self.runningStreams(sandbox, process, "Stream/Input/Audio")
+                    where CallsFromGraphTests.isRecording(try sandbox.sessionState(ofStream: n)) {
+                        capture = n
                     }
                     return capture >= 0
                 }
             } catch {
                 throw TestFailure("\(error); sessions: \(Self.sessions(sandbox))")
             }
-            let (alert, alertNode) = try sandbox.startPlayer(
-                ["pw-play", "--media-role", "Notification", "--target", "speaker", music], on: "speaker")
-            defer { alert.terminate(signal: SIGKILL, timeout: 2) }
-            try sandbox.waitUntil(timeout: 10, "the alert to be silenced") {
-                try sandbox.sessionState(ofStream: alertNode)?["silenced"] as? Bool == true
-            }
-            #expect(try !PolicyInterruptionTests.interrupted(sandbox, node))
-            #expect(try PolicyInterruptionTests.running(sandbox, node))
+            try CallsFromGraphTests.expectAlertsSilencedWhileTheMusicPlays(sandbox, music: music, musicNode: node)
             #expect(try Self.runningStreams(sandbox, process, "Stream/Output/Audio").isEmpty, "the page plays nothing")
         }
     }

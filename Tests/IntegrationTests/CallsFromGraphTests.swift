@@ -104,9 +104,20 @@ extension Integration {
             defer { recording.terminate(signal: SIGKILL, timeout: 2) }
             let capture = try Self.captureNode(sandbox, recording)
             try sandbox.waitUntil(timeout: 10, "the capture to be a recording") {
-                let s = try sandbox.sessionState(ofStream: capture)
-                return s?["category"] as? String == "record" && s?["active"] as? Bool == true
+                Self.isRecording(try sandbox.sessionState(ofStream: capture))
             }
+            try Self.expectAlertsSilencedWhileTheMusicPlays(sandbox, music: music, musicNode: node)
+        }
+
+        /// A published session that is an active recording (R43's record-only program).
+        static func isRecording(_ session: [String: Any]?) -> Bool {
+            session?["category"] as? String == "record" && session?["active"] as? Bool == true
+        }
+
+        /// While a recording lasts (R21): an alert on the speaker (`music` played with the
+        /// Notification role) is silenced, and the music (`musicNode`) is neither interrupted
+        /// nor stopped.
+        static func expectAlertsSilencedWhileTheMusicPlays(_ sandbox: Sandbox, music: String, musicNode node: Int) throws {
             let (alert, alertNode) = try sandbox.startPlayer(
                 ["pw-play", "--media-role", "Notification", "--target", "speaker", music], on: "speaker")
             defer { alert.terminate(signal: SIGKILL, timeout: 2) }
