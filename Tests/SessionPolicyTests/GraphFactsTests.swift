@@ -123,33 +123,31 @@ struct GraphFactsTests {
 
     @Test("F3 a released stream whose player plays again (still governed, no longer released) is the owner's activation: a player that never paused its node, as Chromium, gets it back")
     func f3AReleasedStreamWhosePlayerPlaysAgainIsAnActivation() {
-        let mpv = "org.mpris.MediaPlayer2.chromium.instance1"
-        var w = World { $0.daemonUserID = 1000 }
-        w.legacy(10, client: 1, role: "Music")
-        w.play(10)
-        w.legacy(11, client: 2, role: "Phone")
-        w.play(11)
-        w.when(.clientAdded(C(70), [:], identity: ClientIdentity(uid: 1000)))
-        w.when(.playerReportChanged(C(70), PlayerReport(governed: [N(10): mpv], released: [N(10)])))
+        let player = "org.mpris.MediaPlayer2.chromium.instance1"
+        /// Music (10) interrupted by a call (11), its player paused through MPRIS and released.
+        func releasedDuringACall() -> World {
+            var w = World { $0.daemonUserID = 1000 }
+            w.legacy(10, client: 1, role: "Music")
+            w.play(10)
+            w.legacy(11, client: 2, role: "Phone")
+            w.play(11)
+            w.when(.clientAdded(C(70), [:], identity: ClientIdentity(uid: 1000)))
+            w.when(.playerReportChanged(C(70), PlayerReport(governed: [N(10): player], released: [N(10)])))
+            return w
+        }
+        var w = releasedDuringACall()
         #expect(w.policy.snapshot().streams[N(10)]?.pauseReleased == true)
         // The user presses play in the browser during the call: arbitrated, refused (R16).
-        #expect(w.decide(.playerReportChanged(C(70), PlayerReport(governed: [N(10): mpv], released: []))).contains(.pause(N(10))))
+        #expect(w.decide(.playerReportChanged(C(70), PlayerReport(governed: [N(10): player], released: []))).contains(.pause(N(10))))
         #expect(w.policy.holdsPaused(N(10)))
-        w.when(.playerReportChanged(C(70), PlayerReport(governed: [N(10): mpv], released: [N(10)])))
+        w.when(.playerReportChanged(C(70), PlayerReport(governed: [N(10): player], released: [N(10)])))
         // The call ends; the bridge's Play makes the player play: the node is resumed.
         w.when(.streamRemoved(N(11)))
-        let st = w.policy.snapshot().streams[N(10)]
-        let fx = w.decide(.playerReportChanged(C(70), PlayerReport(governed: [N(10): mpv], released: [])))
-        #expect(fx.contains(.resume(N(10))), "\(fx) \(String(describing: st))")
+        let fx = w.decide(.playerReportChanged(C(70), PlayerReport(governed: [N(10): player], released: [])))
+        #expect(fx.contains(.resume(N(10))), "\(fx)")
         #expect(w.policy.snapshot().streams[N(10)]?.pauseReleased == false)
         // A stream the bridge stops governing altogether is not resumed by that alone.
-        var v = World { $0.daemonUserID = 1000 }
-        v.legacy(10, client: 1, role: "Music")
-        v.play(10)
-        v.legacy(11, client: 2, role: "Phone")
-        v.play(11)
-        v.when(.clientAdded(C(70), [:], identity: ClientIdentity(uid: 1000)))
-        v.when(.playerReportChanged(C(70), PlayerReport(governed: [N(10): mpv], released: [N(10)])))
+        var v = releasedDuringACall()
         v.when(.streamRemoved(N(11)))
         #expect(!v.decide(.playerReportChanged(C(70), PlayerReport())).contains(.resume(N(10))))
     }
