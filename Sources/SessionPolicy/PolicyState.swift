@@ -154,11 +154,14 @@ struct PolicyState: PolicyReading {
         for (n, before) in captures { recountActivity(n, before: before) }
     }
 
-    /// The running capture streams linked from `e`, with what each adds to its program now.
+    /// The capture streams linked from `e`, each once (a stereo source links a stream once
+    /// per channel), with what each adds to its program now.
     func capturesLinked(to e: NodeID) -> [(NodeID, ProgramActivity)] {
         var out: [(NodeID, ProgramActivity)] = []
+        var seen: Set<NodeID> = []
         for l in (index.linksOfNode[e] ?? []).sorted() {
-            guard let link = model.links[l], link.output == e, let st = model.streams[link.input], st.direction == .input else { continue }
+            guard let link = model.links[l], link.output == e, let st = model.streams[link.input], st.direction == .input,
+                  seen.insert(link.input).inserted else { continue }
             out.append((link.input, activity(of: link.input, st)))
         }
         return out

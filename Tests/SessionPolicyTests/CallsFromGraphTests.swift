@@ -54,6 +54,28 @@ struct CallsFromGraphTests {
         #expect(w.session(legacyS(32))?.isPlaying == true)
     }
 
+    @Test("R43 a stereo microphone links a capture stream once per channel: when the source appears after its links, its program counts that stream once")
+    func r43AStereoMicrophoneCountsItsCaptureStreamOnce() {
+        var w = World()
+        w.sink(Self.speaker, speakerProps)
+        w.legacy(10, client: 1, role: "Music")
+        w.link(1, 10, Self.speaker)
+        w.play(10)
+        // The capture stream is linked, once per channel, from a node not announced yet.
+        w.client(21, Self.browser)
+        w.stream(31, client: 21, .input, Self.browser)
+        w.when(.linkAdded(L(3), output: N(Self.mic), input: N(31)), .linkAdded(L(5), output: N(Self.mic), input: N(31)),
+               .streamRunning(N(31), true))
+        _ = Self.farEnd(&w)
+        #expect(!w.policy.holdsPaused(N(10)))
+        // The source is announced: a microphone, so a call (each step checked against a rebuild).
+        w.source(Self.mic, micProps)
+        #expect(w.policy.holdsPaused(N(10)))
+        // The capture ends: the program is in no call any more, and the music is back.
+        let hangUp = w.decide(.streamRunning(N(31), false))
+        #expect(hangUp.contains(.resume(N(10))), "\(hangUp)")
+    }
+
     @Test("R43 the order does not matter: playing first, then capturing, is the same call")
     func r43PlayingFirstThenCapturingIsACall() {
         var w = Self.musicPlaying()
