@@ -87,6 +87,12 @@
  *   clock rate, 42.7 ms by default) has passed, so that no processing cycle
  *   changes the gain by more than 3 dB at any quantum; a ramp takes longer than
  *   asked when 3 dB per cycle cannot cover its distance in time.
+ * - `fade.out-ms`, `fade.in-ms`: an interruption's fade (default 300, 500): a
+ *   stream a call or another interruption stops fades to silence first and
+ *   is paused then; when it resumes it fades back in. Steps of at most 5.5 dB
+ *   a cycle apart while the stream is within 42 dB of its level, then silence
+ *   in one step. 0 pauses at once (out) or restores the gain at once (in). A
+ *   private output's loss never fades: those streams are paused at once.
  * - `private.outputs`: port types that are private (default
  *   `[ headphones bluetoothA2DP bluetoothHFP bluetoothLE ]`).
  * - `private.form-factors`: `device.form-factor` values that are private, e.g.
@@ -134,6 +140,8 @@
  *         #duck.level = 0.2
  *         #duck.ramp-down-ms = 250
  *         #duck.ramp-up-ms = 500
+ *         #fade.out-ms = 300
+ *         #fade.in-ms = 500
  *     }
  * }
  * ]
@@ -155,6 +163,8 @@ PW_LOG_TOPIC(mod_topic, "mod." NAME);
 			"( duck.strong-for-prompts=<bool> ) "			\
 			"( duck.ramp-down-ms=<ms> ) "				\
 			"( duck.ramp-up-ms=<ms> ) "				\
+			"( fade.out-ms=<ms> ) "					\
+			"( fade.in-ms=<ms> ) "					\
 			"( resume.grace-ms=<ms> ) "				\
 			"( private.outputs=[ <port type> ... ] ) "		\
 			"( private.form-factors=[ <form factor> ... ] ) "	\
@@ -361,6 +371,25 @@ static void effect_duck(void *data, uint32_t node_id, float gain, uint32_t ramp_
 	as_gain_duck(&impl->gains, &n->gain, gain, ramp_ms);
 }
 
+static void effect_fade(void *data, uint32_t node_id, float gain, uint32_t ms)
+{
+	struct impl *impl = data;
+	struct node_entry *n = find_node(impl, node_id);
+	if (n == NULL || n->kind != OBJECT_STREAM)
+		return;
+	pw_log_info("fade stream %u to %.3f over %u ms", node_id, gain, ms);
+	as_gain_fade(&impl->gains, &n->gain, gain, ms);
+}
+
+/* From the loop's turn after the stream took a fade's last step (never from inside an
+ * effect): the core pauses it now. */
+static void on_faded_out(void *data, uint32_t node_id)
+{
+	struct impl *impl = data;
+	if (impl->core != NULL)
+		as_core_stream_faded_out(impl->core, node_id);
+}
+
 static void effect_silence(void *data, uint32_t node_id, bool silenced)
 {
 	struct impl *impl = data;
@@ -459,6 +488,7 @@ static const struct as_core_effects core_effects = {
 	.log = effect_log,
 	.schedule_flush = effect_schedule_flush,
 	.schedule_timer = effect_schedule_timer,
+	.fade = effect_fade,
 };
 
 /* ---- nodes ----------------------------------------------------------------- */
@@ -1133,7 +1163,8 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 	}
 	pw_context_conf_update_props(context, "module." NAME ".args", impl->args);
 
-	if ((res = as_gains_init(&impl->gains, pw_context_get_main_loop(context), longest_cycle_ns(context))) < 0)
+	if ((res = as_gains_init(&impl->gains, pw_context_get_main_loop(context), longest_cycle_ns(context),
+			on_faded_out, impl)) < 0)
 		goto error;
 	impl->flush_event = pw_loop_add_event(pw_context_get_main_loop(context), on_flush, impl);
 	impl->recreate_event = pw_loop_add_event(pw_context_get_main_loop(context), on_recreate_metadata, impl);

@@ -184,17 +184,78 @@ static void rearm(struct as_gains *gains)
 	gains->armed = true;
 }
 
-/** Sends the next step of a ramping gain. */
-static void step(struct as_gains *gains, struct as_gain *gain)
+/* An interruption's fade (R42) steps by at most FADE_MAX_STEP_DB while the stream is
+ * loud and goes to silence in one step once it is FADE_SILENT_DB down: a drop from
+ * there is not heard as a cut. Coming back from silence, its first step is to
+ * FADE_SILENT_DB. */
+#define FADE_SILENT_DB		-42.0f
+#define FADE_MAX_STEP_DB	5.5f
+
+/** The factor after the next step, and whether it is the ramp's last. */
+static float next_factor(const struct as_gain *gain, bool *last)
 {
 	float cur = to_db(gain->current), tgt = to_db(gain->target);
 
+	*last = false;
+	if (gain->fade && cur <= FADE_SILENT_DB && tgt <= FADE_SILENT_DB) {
+		/* Both inaudible: one step. */
+		*last = true;
+		return gain->target;
+	}
+	if (gain->fade && tgt > cur && cur < FADE_SILENT_DB)
+		return from_db(FADE_SILENT_DB);
 	if (fabsf(tgt - cur) <= gain->step_db) {
-		gain->current = gain->target;
-		gain->ramping = false;
+		*last = true;
+		return gain->target;
+	}
+	return from_db(cur + (tgt > cur ? gain->step_db : -gain->step_db));
+}
+
+static void stop_ramp(struct as_gain *gain)
+{
+	if (gain->ramping)
 		spa_list_remove(&gain->link);
-	} else {
-		gain->current = from_db(cur + (tgt > cur ? gain->step_db : -gain->step_db));
+	gain->ramping = false;
+	gain->finishing = false;
+	gain->next_ns = 0;
+}
+
+static void cancel_report(struct as_gain *gain)
+{
+	if (gain->reporting)
+		spa_list_remove(&gain->report_link);
+	gain->reporting = false;
+}
+
+/** A fade to silence has been taken: report it from the loop's next turn. */
+static void fade_done(struct as_gains *gains, struct as_gain *gain)
+{
+	stop_ramp(gain);
+	if (gain->reporting || gains->faded_event == NULL)
+		return;
+	spa_list_append(&gains->faded, &gain->report_link);
+	gain->reporting = true;
+	pw_loop_signal_event(gains->loop, gains->faded_event);
+}
+
+/** Sends the next step of a ramping gain, or ends a fade whose last step was taken. */
+static void step(struct as_gains *gains, struct as_gain *gain)
+{
+	bool last;
+
+	if (gain->finishing) {
+		fade_done(gains, gain);
+		return;
+	}
+	gain->current = next_factor(gain, &last);
+	if (last) {
+		if (gain->fade && gain->target == 0.0f) {
+			/* Stays listed until the stream has taken it, and a cycle more. */
+			gain->finishing = true;
+		} else {
+			gain->ramping = false;
+			spa_list_remove(&gain->link);
+		}
 	}
 	gain->sent_ns = now_ns();
 	gain->next_ns = 0;
@@ -214,7 +275,23 @@ static void on_timer(void *data, uint64_t expirations)
 	rearm(gains);
 }
 
-int as_gains_init(struct as_gains *gains, struct pw_loop *loop, uint64_t cycle_ns)
+static void on_faded_event(void *data, uint64_t count)
+{
+	struct as_gains *gains = data;
+	struct as_gain *gain;
+
+	/* One at a time: what the callback does may fade or clear other gains. */
+	while (!spa_list_is_empty(&gains->faded)) {
+		gain = spa_list_first(&gains->faded, struct as_gain, report_link);
+		spa_list_remove(&gain->report_link);
+		gain->reporting = false;
+		if (gains->on_faded)
+			gains->on_faded(gains->data, gain->node_id);
+	}
+}
+
+int as_gains_init(struct as_gains *gains, struct pw_loop *loop, uint64_t cycle_ns,
+		void (*on_faded)(void *data, uint32_t node_id), void *data)
 {
 	gains->loop = loop;
 	/* 2048 samples at 48 kHz when the graph's limits are unknown. */
@@ -223,9 +300,15 @@ int as_gains_init(struct as_gains *gains, struct pw_loop *loop, uint64_t cycle_n
 	gains->max_step_db = 2.75f;
 	gains->max_wait_ns = 5 * gains->cycle_ns;
 	gains->armed = false;
+	gains->on_faded = on_faded;
+	gains->data = data;
 	spa_list_init(&gains->ramping);
+	spa_list_init(&gains->faded);
 	gains->timer = pw_loop_add_timer(loop, on_timer, gains);
-	return gains->timer ? 0 : -errno;
+	if (gains->timer == NULL)
+		return -errno;
+	gains->faded_event = pw_loop_add_event(loop, on_faded_event, gains);
+	return gains->faded_event ? 0 : -errno;
 }
 
 void as_gains_clear(struct as_gains *gains)
@@ -233,6 +316,9 @@ void as_gains_clear(struct as_gains *gains)
 	if (gains->timer)
 		pw_loop_destroy_source(gains->loop, gains->timer);
 	gains->timer = NULL;
+	if (gains->faded_event)
+		pw_loop_destroy_source(gains->loop, gains->faded_event);
+	gains->faded_event = NULL;
 }
 
 void as_gain_init(struct as_gain *gain, struct pw_impl_node *node, uint32_t node_id)
@@ -241,19 +327,13 @@ void as_gain_init(struct as_gain *gain, struct pw_impl_node *node, uint32_t node
 	gain->node_id = node_id;
 	gain->current = gain->target = 1.0f;
 	spa_list_init(&gain->link);
-}
-
-static void stop_ramp(struct as_gain *gain)
-{
-	if (gain->ramping)
-		spa_list_remove(&gain->link);
-	gain->ramping = false;
-	gain->next_ns = 0;
+	spa_list_init(&gain->report_link);
 }
 
 void as_gain_clear(struct as_gains *gains, struct as_gain *gain)
 {
 	stop_ramp(gain);
+	cancel_report(gain);
 	if (gain->applied && (gain->current != 1.0f || gain->silenced)) {
 		gain->current = gain->target = 1.0f;
 		gain->silenced = false;
@@ -261,37 +341,70 @@ void as_gain_clear(struct as_gains *gains, struct as_gain *gain)
 	}
 }
 
-void as_gain_duck(struct as_gains *gains, struct as_gain *gain, float target, uint32_t ramp_ms)
+/** The distance a ramp covers in its paced steps (a fade's jump to or from silence is
+ * one step of its own). */
+static float paced_distance(const struct as_gain *gain)
 {
-	float distance;
+	float cur = to_db(gain->current), tgt = to_db(gain->target);
+
+	if (gain->fade) {
+		cur = SPA_MAX(cur, FADE_SILENT_DB);
+		tgt = SPA_MAX(tgt, FADE_SILENT_DB);
+	}
+	return fabsf(tgt - cur);
+}
+
+static void ramp(struct as_gains *gains, struct as_gain *gain, float target, uint32_t ramp_ms, bool fade)
+{
 	uint64_t ramp_ns = (uint64_t) ramp_ms * SPA_NSEC_PER_MSEC;
 	uint64_t steps;
+	bool at_once = fade && ramp_ms == 0;
 
 	if (!(target >= 0.0f))		/* also refuses NaN */
 		target = 0.0f;
 	target = SPA_MIN(target, 1.0f);
 	if (!gain->applied)
 		read_user_volumes(gain);
+	/* A new ramp overtakes a fade still finishing or waiting to be reported. */
+	gain->finishing = false;
+	cancel_report(gain);
 	gain->target = target;
-	distance = fabsf(to_db(target) - to_db(gain->current));
-	/* The first step goes now, each next one a cycle (and an acknowledgement,
-	 * a few ms) after the previous: as many steps as fit in the ramp time. */
-	steps = 1 + ramp_ns / (gains->cycle_ns + 5 * SPA_NSEC_PER_MSEC);
-	gain->step_db = SPA_MIN(distance / (float) steps, gains->max_step_db);
-	if (gain->step_db <= 0.0f) {
+	gain->fade = fade;
+	gain->max_step_db = fade ? FADE_MAX_STEP_DB : gains->max_step_db;
+	if (gain->current == target && !(fade && target == 0.0f)) {
+		/* Already there (a fade to silence is still reported once taken). */
 		stop_ramp(gain);
-		gain->current = target;
 		apply(gain);
 		return;
 	}
-	if (gain->ramping) {
+	if (at_once) {
+		gain->step_db = 1000.0f;
+	} else {
+		/* The first step goes now, each next one a cycle (and an acknowledgement,
+		 * a few ms) after the previous: as many steps as fit in the ramp time. */
+		steps = 1 + ramp_ns / (gains->cycle_ns + 5 * SPA_NSEC_PER_MSEC);
+		gain->step_db = SPA_CLAMP(paced_distance(gain) / (float) steps, 0.01f, gain->max_step_db);
+	}
+	if (gain->ramping && !at_once) {
 		/* Already ramping: the new target takes the old ramp's pace over. */
 		return;
 	}
-	spa_list_append(&gains->ramping, &gain->link);
-	gain->ramping = true;
+	if (!gain->ramping) {
+		spa_list_append(&gains->ramping, &gain->link);
+		gain->ramping = true;
+	}
 	step(gains, gain);
 	rearm(gains);
+}
+
+void as_gain_duck(struct as_gains *gains, struct as_gain *gain, float target, uint32_t ramp_ms)
+{
+	ramp(gains, gain, target, ramp_ms, false);
+}
+
+void as_gain_fade(struct as_gains *gains, struct as_gain *gain, float target, uint32_t ramp_ms)
+{
+	ramp(gains, gain, target, ramp_ms, true);
 }
 
 void as_gain_silence(struct as_gains *gains, struct as_gain *gain, bool silenced)

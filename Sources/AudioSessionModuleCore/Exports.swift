@@ -140,6 +140,11 @@ public func as_core_stream_activated(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.streamActivatedByOwner(NodeID(id)))
 }
 
+@_cdecl("as_core_stream_faded_out")
+public func as_core_stream_faded_out(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.streamFadedOut(NodeID(id)))
+}
+
 @_cdecl("as_core_stream_removed")
 public func as_core_stream_removed(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.streamRemoved(NodeID(id)))

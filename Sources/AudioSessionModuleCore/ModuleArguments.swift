@@ -16,6 +16,11 @@ public enum ModuleArguments {
     public static var defaults: PolicyConfiguration {
         var c = PolicyConfiguration()
         c.resumeGraceMilliseconds = 200
+        // R42: an interrupted stream fades out over 300 ms before its pause and back in over
+        // 500 ms when it resumes (short enough that a call's first words are not talked
+        // over for long, long enough that the cut is not heard as a click).
+        c.fadeOutMilliseconds = 300
+        c.fadeInMilliseconds = 500
         return c
     }
 
@@ -45,7 +50,7 @@ public enum ModuleArguments {
         "profile", "duck.level", "duck.strong-level", "duck.strong-for-prompts", "duck.ramp-down-ms",
         "duck.ramp-up-ms", "resume.grace-ms", "private.outputs", "private.form-factors", "call.allowed-applications",
         "control.allowed-applications", "interrupt.denied-applications", "legacy.resume-on-device-return", "alerts.prefer-no-interruptions",
-        "role.table", "calls.from-graph",
+        "role.table", "calls.from-graph", "fade.out-ms", "fade.in-ms",
     ]
 
     static func fail(_ key: String, _ expected: String) -> Failure {
@@ -82,6 +87,10 @@ public enum ModuleArguments {
             switch milliseconds(key, v) { case .success(let x): c.duckRampDownMilliseconds = x; case .failure(let f): return f }
         case "resume.grace-ms":
             switch milliseconds(key, v) { case .success(let x): c.resumeGraceMilliseconds = x; case .failure(let f): return f }
+        case "fade.out-ms":
+            switch milliseconds(key, v) { case .success(let x): c.fadeOutMilliseconds = x; case .failure(let f): return f }
+        case "fade.in-ms":
+            switch milliseconds(key, v) { case .success(let x): c.fadeInMilliseconds = x; case .failure(let f): return f }
         case "duck.ramp-up-ms":
             switch milliseconds(key, v) { case .success(let x): c.duckRampUpMilliseconds = x; case .failure(let f): return f }
         case "private.outputs":

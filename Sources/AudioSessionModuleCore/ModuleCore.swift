@@ -30,6 +30,11 @@ public final class ModuleCore {
         var configuration = configuration
         // Nothing may be held for a grace period that no timer would end.
         if !(effects.version >= 3 && effects.schedule_timer != nil) { configuration.resumeGraceMilliseconds = 0 }
+        // Without the fade effect there is no fade: nothing would report its silence.
+        if !(effects.version >= 4 && effects.fade != nil) {
+            configuration.fadeOutMilliseconds = 0
+            configuration.fadeInMilliseconds = 0
+        }
         // MPRIS reports are accepted from the daemon's own user (the policy decides).
         if configuration.daemonUserID == nil { configuration.daemonUserID = Self.currentUserID() }
         self.policy = SessionPolicy(configuration: configuration)
@@ -150,6 +155,13 @@ public final class ModuleCore {
             effects.resume?(data, node.raw)
         case .duck(let node, let gain, let ramp):
             effects.duck?(data, node.raw, gain, ramp)
+        case .fade(let node, let gain, let milliseconds):
+            // Set to 0 ms in `init` when the module has no fade: the duck's ramp restores.
+            if effects.version >= 4, let fade = effects.fade {
+                fade(data, node.raw, gain, milliseconds)
+            } else {
+                effects.duck?(data, node.raw, gain, milliseconds)
+            }
         case .silence(let node, let on):
             effects.silence?(data, node.raw, on)
         case .notify(let session, let notification):

@@ -11,6 +11,12 @@ public enum Effect: Sendable, Equatable {
     /// never replaces it (WirePlumber saves volume, mute and channelVolumes, never softVolumes). `gain` 1 undoes the duck. The module
     /// steps the ramp (no step larger than 3 dB per cycle, §12).
     case duck(NodeID, gain: Float, rampMilliseconds: UInt32)
+    /// R42: ramp the policy's own gain on the node (the same gain as `duck`) to `gain` over
+    /// `milliseconds` with the interruption fade's shape: to silence (`gain` 0), or from
+    /// where it is back to the duck gain. Steps stay audible-small while the audio is
+    /// loud and go to silence once it is 40 dB or more down. A fade to silence is
+    /// answered with `Event.streamFadedOut` once the stream has taken its last step.
+    case fade(NodeID, gain: Float, milliseconds: UInt32)
     /// Set (`true`) or clear the policy's `softMute` on the node (R20, R21).
     case silence(NodeID, Bool)
     /// Deliver a notification to a session, in order.

@@ -24,6 +24,9 @@ public enum Event: Sendable, Equatable {
     /// MPRIS player whose PlaybackStatus became Paused, reported by the MPRIS bridge):
     /// the policy lets go of its pause; the program's own start is a new activation (R16).
     case streamReleasedToProgram(NodeID)
+    /// The fade to silence of `Effect.fade(node, gain: 0, …)` has reached the stream
+    /// (R42): the policy pauses it now.
+    case streamFadedOut(NodeID)
     case streamRemoved(NodeID)
     /// A sink or source appeared (its node and device properties read together).
     case endpointAdded(NodeID, kind: EndpointKind, EndpointFacts)

@@ -89,6 +89,12 @@ public struct PolicyConfiguration: Sendable, Equatable {
     public var duckRampDownMilliseconds: UInt32 = 250
     /// Ramp back up, default 500 ms (§12).
     public var duckRampUpMilliseconds: UInt32 = 500
+    /// R42: how long an interrupted stream fades to silence before it is paused. 0 (the
+    /// core's default) pauses at once; the module sets 300 ms.
+    public var fadeOutMilliseconds: UInt32 = 0
+    /// R42: how long a stream the policy faded out takes to ramp back to its gain when it
+    /// plays again. 0 (the core's default) restores the gain at once; the module sets 500 ms.
+    public var fadeInMilliseconds: UInt32 = 0
     /// How long the end of an interruption and of a duck is held after the session that
     /// caused it went: when a session of the same program and declaration starts within
     /// it (a speech synthesizer opens a stream per phrase), the interruption and the duck

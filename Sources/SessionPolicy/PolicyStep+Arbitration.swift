@@ -129,9 +129,9 @@ extension PolicyStep {
             return false
         case .allowed(let victims):
             for v in victims { interrupt(v, cause: .session(s), reason: .default) }
-            if model.marks[s]?.interruption != nil {
+            if let i = model.marks[s]?.interruption {
                 clearInterruption(s)
-                notify(s, .interruptionEnded(shouldResume: false))
+                if i.beganTold { notify(s, .interruptionEnded(shouldResume: false)) }
             }
             justActivated.insert(s)
             state.updateMarks(s) { $0.active = true }

@@ -74,10 +74,11 @@ extension PolicyStep {
         st.duckGain = gain
         st.silenced = silenced
         state.setDecisions(n, st)
-        if let ramp {
+        // A faded stream's gain stays at silence: the new duck gain is where it fades back in to (R42).
+        if let ramp, st.fade == .none {
             emit(.duck(n, gain: gain, rampMilliseconds: ramp))
-            touched.insert(s)  // its published duckGain changes
         }
+        if ramp != nil { touched.insert(s) }  // its published duckGain changes
         if silenceChanged {
             emit(.silence(n, silenced))
             touched.insert(s)

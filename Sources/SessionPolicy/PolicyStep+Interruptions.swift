@@ -10,6 +10,11 @@ extension PolicyReading {
         return model.clients[c]?.facts.declaration.usesLibrary == true
     }
 
+    /// Whether one of the session's streams fades out before its pause (R42).
+    func isFadingOut(_ s: SessionID) -> Bool {
+        anyStream(of: s) { $0.fade == .fadingOut }
+    }
+
     /// Whether the policy holds one of the session's streams paused.
     func holdsPausedStream(_ s: SessionID) -> Bool {
         streamsOf(s).contains { model.streams[$0]?.pausedByPolicy == true }
@@ -30,24 +35,37 @@ extension PolicyReading {
 
 extension PolicyStep {
     /// Interrupts an active session: its streams stop first (R11), then it hears `began`.
+    /// Its playing output streams fade out first (R42); `began` then waits for their silence.
     mutating func interrupt(_ v: SessionID, cause: InterruptionCause, reason: InterruptionReason) {
         guard var m = model.marks[v], m.interruption == nil else { return }  // R13: never a second began
         let wasPlaying = hasRunningStream(v)
-        pauseRunningStreams(v)
+        pauseRunningStreams(v, fading: true)
         m.active = false
         state.setMarks(v, m)
         updateMembership(v)
-        beginInterruption(v, cause: cause, reason: reason, wasPlaying: wasPlaying)
+        beginInterruption(v, cause: cause, reason: reason, wasPlaying: wasPlaying, tell: !isFadingOut(v))
     }
 
-    /// Records an interruption and tells the session (after its pauses, R11).
-    mutating func beginInterruption(_ v: SessionID, cause: InterruptionCause, reason: InterruptionReason, wasPlaying: Bool) {
+    /// Records an interruption and tells the session (after its pauses, R11), or leaves the
+    /// telling (`tell` false) until its fading streams are silent (`tellBeganOnceSilent`).
+    mutating func beginInterruption(_ v: SessionID, cause: InterruptionCause, reason: InterruptionReason, wasPlaying: Bool, tell: Bool = true) {
         var m = model.marks[v] ?? SessionMarks()
         guard m.interruption == nil else { return }
-        m.interruption = InterruptionMark(cause: cause, reason: reason, wasPlaying: wasPlaying)
+        m.interruption = InterruptionMark(cause: cause, reason: reason, wasPlaying: wasPlaying, beganTold: tell)
         state.setMarks(v, m)
         touched.insert(v)
-        notify(v, .interruptionBegan(reason: reason))
+        if tell { notify(v, .interruptionBegan(reason: reason)) }
+    }
+
+    /// R42, R11: the session's `began`, held while its streams faded out, is told once none
+    /// of them fades any more (each is paused, gone, or paused by its program).
+    mutating func tellBeganOnceSilent(_ s: SessionID) {
+        guard var m = model.marks[s], var i = m.interruption, !i.beganTold, !isFadingOut(s) else { return }
+        i.beganTold = true
+        m.interruption = i
+        state.setMarks(s, m)
+        touched.insert(s)
+        notify(s, .interruptionBegan(reason: i.reason))
     }
 
     /// Forgets a session's interruption without telling it.
@@ -67,12 +85,21 @@ extension PolicyStep {
             if case .refused(_, let blocker) = arbitrate(v, t), .session(blocker) != cause {
                 clearInterruption(v)
                 var moved = model.marks[v] ?? SessionMarks()
-                moved.interruption = InterruptionMark(cause: .session(blocker), reason: i.reason, wasPlaying: i.wasPlaying, pausedItself: i.pausedItself)
+                moved.interruption = InterruptionMark(
+                    cause: .session(blocker), reason: i.reason, wasPlaying: i.wasPlaying, pausedItself: i.pausedItself,
+                    beganTold: i.beganTold)
                 state.setMarks(v, moved)
                 continue
             }
-            let shouldResume = resumable && i.wasPlaying && !i.pausedItself
             clearInterruption(v)
+            guard i.beganTold else {
+                // R42: it ended while the session still faded out. It was never told, so it
+                // hears nothing now; its streams fade back in from where they are and are
+                // never paused (whoever resumes the session otherwise, library or not).
+                activate(v, explicit: false)
+                continue
+            }
+            let shouldResume = resumable && i.wasPlaying && !i.pausedItself
             notify(v, .interruptionEnded(shouldResume: shouldResume))
             // R15: the policy resumes every session that has no client library to
             // resume it: legacy streams and wrapped programs, whether their declaration
@@ -85,21 +112,77 @@ extension PolicyStep {
         }
     }
 
-    /// Pauses every running stream of the session that the policy has not paused yet.
-    mutating func pauseRunningStreams(_ s: SessionID) {
+    /// Pauses every running stream of the session that the policy has not paused yet. With
+    /// `fading` (an interruption, R42) its playing output streams fade out first.
+    mutating func pauseRunningStreams(_ s: SessionID, fading: Bool = false) {
         for n in streamsOf(s) where model.streams[n]?.runs == true {
-            pause(n)
+            if fading { fadeOutAndPause(n) } else { pause(n) }
         }
         touched.insert(s)
     }
 
-    /// Pauses the stream unless the policy already holds it paused.
+    /// Pauses the stream unless the policy already holds it paused. A stream still fading
+    /// out is paused at once (R30: its output went away mid-fade).
     mutating func pause(_ n: NodeID) {
-        guard var st = model.streams[n], !st.pausedByPolicy else { return }
+        guard var st = model.streams[n] else { return }
+        let wasFading = st.fade == .fadingOut
+        guard !st.pausedByPolicy || wasFading else { return }
         st.pausedByPolicy = true
         st.resumedByPolicy = false
+        if wasFading { st.fade = .silent }
         state.setDecisions(n, st)
         emit(.pause(n))
+        if wasFading, let s = sessionOf(n) { tellBeganOnceSilent(s) }
+    }
+
+    /// R42: an interrupted stream that plays fades to silence first; its pause follows the
+    /// module's report (`streamFadedOut`). Capture streams, streams not yet running and a
+    /// fade-out of 0 ms pause at once.
+    mutating func fadeOutAndPause(_ n: NodeID) {
+        guard var st = model.streams[n], !st.pausedByPolicy else { return }
+        guard st.direction == .output, st.running else {
+            pause(n)
+            return
+        }
+        guard configuration.fadeOutMilliseconds > 0 else {
+            // No fade-out: paused at once, silent from there so that it can fade back in.
+            pause(n)
+            guard configuration.fadeInMilliseconds > 0 else { return }
+            state.updateStream(n) { $0.fade = .silent }
+            emit(.fade(n, gain: 0, milliseconds: 0))
+            return
+        }
+        st.pausedByPolicy = true
+        st.resumedByPolicy = false
+        st.fade = .fadingOut
+        state.setDecisions(n, st)
+        emit(.fade(n, gain: 0, milliseconds: configuration.fadeOutMilliseconds))
+    }
+
+    /// R42: the stream's fade has reached silence: the policy pauses it, and its session
+    /// hears `began` once none of its streams fades any more. A report for a fade that was
+    /// reversed (the interruption ended) or overtaken (paused at once) changes nothing.
+    mutating func streamFadedOut(_ n: NodeID) {
+        guard let st = model.streams[n], st.fade == .fadingOut else { return }
+        if st.pausedByPolicy {
+            pause(n)
+        } else {
+            // Its program paused it meanwhile (`streamReleasedToProgram`): it is silent.
+            state.updateStream(n) { $0.fade = .silent }
+            if let s = sessionOf(n) { tellBeganOnceSilent(s) }
+        }
+        if let s = sessionOf(n) { touched.insert(s) }
+    }
+
+    /// R42: a stream the policy faded plays again (the policy resumed it, or its program
+    /// did after the policy let go): at the end of the event (`fadeIns`), its gain ramps
+    /// from where the fade left it back to its duck gain over the fade-in. One paused
+    /// again within the event stays silent.
+    mutating func fadeBackIn(_ n: NodeID) {
+        guard var st = model.streams[n], st.fade != .none, !st.pausedByPolicy else { return }
+        st.fade = .none
+        state.setDecisions(n, st)
+        fx.append(.fade(n, gain: st.duckGain, milliseconds: configuration.fadeInMilliseconds))
     }
 
     /// Resumes every stream of the session that the policy paused. Gains are

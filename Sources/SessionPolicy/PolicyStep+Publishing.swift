@@ -58,7 +58,7 @@ extension PolicyReading {
         let m = mk ?? SessionMarks()
         return SessionSnapshot(
             category: t.category, mode: t.mode, options: t.options, active: m.active,
-            interrupted: m.interruption != nil, interruptionReason: m.interruption?.reason,
+            interrupted: m.interruption?.beganTold == true, interruptionReason: m.interruption?.beganTold == true ? m.interruption?.reason : nil,
             duckGain: gain, silenced: silenced, isPlaying: m.active && playingOutput,
             streams: nodes, route: route ?? self.route(s),
             isLegacy: t.isLegacy, applicationName: d.applicationName, priority: t.priorityClass,

@@ -186,7 +186,8 @@ extension PolicyStep {
         var affected: Set<NodeID> = []
         // Streams playing into it, or into a virtual sink (a loopback) whose relay plays into it.
         for n in streamsLinked(to: e) {
-            guard let st = model.streams[n], st.direction == .output, st.runs else { continue }
+            // A stream still fading out for an interruption is playing too (R42).
+            guard let st = model.streams[n], st.direction == .output, st.runs || st.fade == .fadingOut else { continue }
             if let chosen = st.userChosenEndpoint, chosen != e, !reaches(chosen, e) { continue }
             guard let s = sessionOf(n), let t = traits(s), !t.unmanaged else { continue }
             affected.insert(n)

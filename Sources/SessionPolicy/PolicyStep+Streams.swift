@@ -144,6 +144,8 @@ extension PolicyStep {
             st.running = true
             state.setDecisions(n, st)
             touched.insert(s)
+            // Faded, and started again by its program after the policy let go (R42).
+            if st.fade != .none { fadeIns.append(n) }
             guard let t = traits(s), !t.unmanaged else { return }
             if !isActive(s) { activate(s, explicit: false) }
         } else {
@@ -207,6 +209,8 @@ extension PolicyStep {
         }
         guard st.pausedByPolicy else {
             if !st.running && !st.resumedByPolicy { streamRunning(n, true) }
+            // Its program started it after the policy let go (R42: back in from the fade).
+            if model.streams[n]?.fade != StreamFade.none { fadeIns.append(n) }
             return
         }
         st.pausedByPolicy = false
@@ -239,8 +243,13 @@ extension PolicyStep {
         st.running = false
         st.resumedByPolicy = false
         st.lostOutput = nil
+        // Paused by its program mid-fade: it is silent (R42). Its gain stays down until it
+        // plays again.
+        let wasFading = st.fade == .fadingOut
+        if wasFading { st.fade = .silent }
         state.setDecisions(n, st)
         touched.insert(s)
+        if wasFading { tellBeganOnceSilent(s) }
     }
 
     mutating func streamRemoved(_ n: NodeID) {
@@ -261,6 +270,8 @@ extension PolicyStep {
             let before = traits(s)
             state.setStream(n, nil)
             touched.insert(s)
+            // R42: the session's output stopped with it.
+            if st.fade == .fadingOut { tellBeganOnceSilent(s) }
             updateDeclared(st.client, notifyOthers: notify)
             // The declaration in force may have come from this stream: the client's next
             // stream's now applies, and an active session is arbitrated again (as on a
@@ -283,7 +294,7 @@ extension PolicyStep {
         case .routeDisconnected: holds = true
         }
         guard holds else {
-            notify(s, .interruptionEnded(shouldResume: false))
+            if i.beganTold { notify(s, .interruptionEnded(shouldResume: false)) }
             return
         }
         var m = model.marks[s] ?? SessionMarks()
@@ -349,7 +360,8 @@ extension PolicyStep {
         guard var st = model.streams[n] else { return }
         if st.duckGain != 1 {
             st.duckGain = 1
-            emit(.duck(n, gain: 1, rampMilliseconds: configuration.duckRampUpMilliseconds))
+            // A faded stream keeps its silence; it comes back in to this gain (R42).
+            if st.fade == .none { emit(.duck(n, gain: 1, rampMilliseconds: configuration.duckRampUpMilliseconds)) }
         }
         if st.silenced {
             st.silenced = false

@@ -20,6 +20,9 @@ struct PolicyStep: PolicyReading {
     var refreshAll = false
     /// The set of sessions with primary audio changed: every active session's hint is read.
     var hintDirty = false
+    /// Faded streams this event let play again (R42): they fade back in at the end of the
+    /// event, to the gain the event leaves them with.
+    var fadeIns: [NodeID] = []
 
     /// The storage of a step's two scratch sets between events: always empty, kept so that
     /// the next step fills them without allocating (unless a fan-out made them large).
@@ -75,6 +78,7 @@ struct PolicyStep: PolicyReading {
         // copy still alive would make that insert duplicate the whole set.
         let targets = refreshAll ? touched.union(index.active).sorted() : touched.sorted()
         for s in targets { refreshGains(s) }
+        for n in fadeIns { fadeBackIn(n) }
         refreshHints()
         for s in touched.sorted() { publish(s) }
         let g = globalSnapshot()
@@ -92,6 +96,8 @@ struct PolicyStep: PolicyReading {
         default: break
         }
         fx.append(e)
+        // R42: a faded stream that plays again ramps back in (after its resume, from silence).
+        if case .resume(let n) = e, model.streams[n]?.fade != StreamFade.none { fadeIns.append(n) }
     }
     mutating func notify(_ s: SessionID, _ n: Notification) { fx.append(.notify(s, n)) }
 }

@@ -102,6 +102,7 @@ public struct SessionPolicy: Sendable {
         case .streamRunning(let n, let running): step.streamRunning(n, running)
         case .streamActivatedByOwner(let n): step.streamActivatedByOwner(n)
         case .streamReleasedToProgram(let n): step.streamReleasedToProgram(n)
+        case .streamFadedOut(let n): step.streamFadedOut(n)
         case .streamRemoved(let n):
             if step.state.setMonitor(n, false) { break }
             step.streamRemoved(n)

@@ -88,6 +88,9 @@ public struct StreamInfo: Sendable, Equatable {
     public var lostOutput: String?
     /// The output the user chose for it (R33), if any.
     public var userChosenEndpoint: NodeID?
+    /// Where the policy's interruption fade (R42) holds the stream's gain: never set while
+    /// the policy neither holds the stream paused nor has let go of its pause.
+    public var fade: StreamFade = .none
 
     public init(
         client: ClientID, direction: StreamDirection, facts: StreamFacts, running: Bool = false,
@@ -110,6 +113,18 @@ public struct StreamInfo: Sendable, Equatable {
     /// Whether the stream runs as the policy counts it: not held paused, and running or
     /// resumed by the policy (its decision counts until the module's report confirms it).
     public var runs: Bool { !pausedByPolicy && (running || resumedByPolicy) }
+}
+
+/// The policy's interruption fade on a stream (R42).
+public enum StreamFade: Sendable, Equatable {
+    /// No fade: the stream's gain is its duck gain.
+    case none
+    /// Its gain ramps to silence; the pause follows when the module reports silence
+    /// (`Event.streamFadedOut`).
+    case fadingOut
+    /// Faded out (or paused at once mid-fade): the gain stays at silence until the stream
+    /// plays again, when it ramps back in (`fadeInMilliseconds`).
+    case silent
 }
 
 /// A sink or source.
@@ -192,11 +207,16 @@ public struct InterruptionMark: Sendable, Equatable {
     public var wasPlaying: Bool
     /// The program paused itself meanwhile (R18).
     public var pausedItself: Bool
-    public init(cause: InterruptionCause, reason: InterruptionReason, wasPlaying: Bool, pausedItself: Bool = false) {
+    /// `interruptionBegan` was delivered: false while the session's streams still fade out
+    /// (R42: `began` follows the silence, R11). An interruption that ends before then is
+    /// never told, neither its `began` nor its `ended`.
+    public var beganTold: Bool
+    public init(cause: InterruptionCause, reason: InterruptionReason, wasPlaying: Bool, pausedItself: Bool = false, beganTold: Bool = true) {
         self.cause = cause
         self.reason = reason
         self.wasPlaying = wasPlaying
         self.pausedItself = pausedItself
+        self.beganTold = beganTold
     }
 }
 

@@ -27,7 +27,7 @@ import Testing
     func expectEffectsNameOnly(streams known: Set<UInt32>, clients: Set<UInt32> = []) {
         for call in effects.calls {
             switch call {
-            case .pause(let n), .resume(let n), .duck(let n, _, _), .silence(let n, _):
+            case .pause(let n), .resume(let n), .duck(let n, _, _), .fade(let n, _, _), .silence(let n, _):
                 #expect(known.contains(n), "effect on unknown node: \(call)")
             case .publish(let subject, let key, let type, let value):
                 #expect(subject == 0 || known.contains(subject) || clients.contains(subject), "\(call)")
@@ -107,6 +107,7 @@ import Testing
         as_core_republish(nil)
         as_core_stream_running(nil, 2, true)
         as_core_stream_activated(nil, 2)
+        as_core_stream_faded_out(nil, 2)
         var facts = as_endpoint_route_facts(
             name: nil, port_type: nil, available: AS_ROUTE_AVAILABILITY_NO, unavailable: nil, n_unavailable: 0)
         as_core_endpoint_routes(nil, 3, &facts)
@@ -326,13 +327,51 @@ import Testing
         let phone = CProps(["media.role": "Phone"])
         phone.with { as_core_stream_added(core, 12, 102, AS_STREAM_OUTPUT, $0) }
         as_core_stream_running(core, 12, true)
+        as_core_stream_faded_out(core, 10)
         as_core_stream_running(core, 12, false)
         let calls = effects.calls
         #expect(calls.contains(.duck(10, gain: 0.2, rampMilliseconds: 250)))
+        #expect(calls.contains(.fade(10, gain: 0, milliseconds: 300)))
         #expect(calls.pausedNodes.contains(10))
         #expect(calls.contains { if case .publish(0, "audio-session.event", _, _) = $0 { return true } else { return false } })
         #expect(calls.contains { if case .log = $0 { return true } else { return false } })
         expectEffectsNameOnly(streams: [10, 11, 12])
+    }
+
+    /// R42 through the ABI: the module's defaults fade an interrupted stream out over 300 ms,
+    /// pause it on `as_core_stream_faded_out` and fade it back in over 500 ms; a module
+    /// without the fade callback (a version 3 table) gets today's pause at once.
+    @Test func anInterruptionFadesThroughTheTableAndPausesOnTheModulesReport() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        CProps(["media.role": "Music"]).with { as_core_stream_added(core, 10, 100, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(core, 10, true)
+        CProps(["media.role": "Phone"]).with { as_core_stream_added(core, 12, 102, AS_STREAM_OUTPUT, $0) }
+        effects.calls = []
+        as_core_stream_running(core, 12, true)
+        #expect(effects.calls.streamEffects == [.fade(10, gain: 0, milliseconds: 300)])
+        effects.calls = []
+        as_core_stream_faded_out(core, 10)
+        #expect(effects.calls.streamEffects == [.pause(10)])
+        effects.calls = []
+        as_core_stream_running(core, 12, false)
+        #expect(effects.calls.streamEffects == [.resume(10), .fade(10, gain: 1, milliseconds: 500)])
+
+        var table = recordingTable
+        table.version = 3
+        table.fade = nil
+        let data = Unmanaged.passUnretained(effects).toOpaque()
+        var error = [CChar](repeating: 0, count: 64)
+        let old = try #require(withUnsafePointer(to: &table) { t in
+            error.withUnsafeMutableBufferPointer { as_core_new(nil, t, data, $0.baseAddress, $0.count) }
+        })
+        defer { as_core_free(old) }
+        CProps(["media.role": "Music"]).with { as_core_stream_added(old, 10, 100, AS_STREAM_OUTPUT, $0) }
+        as_core_stream_running(old, 10, true)
+        CProps(["media.role": "Phone"]).with { as_core_stream_added(old, 12, 102, AS_STREAM_OUTPUT, $0) }
+        effects.calls = []
+        as_core_stream_running(old, 12, true)
+        #expect(effects.calls.streamEffects == [.pause(10)])
     }
 
     @Test func freeingACoreWithLiveObjectsCallsNoEffect() throws {

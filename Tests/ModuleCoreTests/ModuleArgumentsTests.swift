@@ -24,8 +24,13 @@ import Testing
     @Test func noArgumentsGiveTheSpecDefaults() throws {
         #expect(try configuration([:]) == ModuleArguments.defaults)
         #expect(ModuleArguments.defaults.resumeGraceMilliseconds == 200)
+        // R42: the module fades interruptions, 300 ms out and 500 ms in.
+        #expect(ModuleArguments.defaults.fadeOutMilliseconds == 300)
+        #expect(ModuleArguments.defaults.fadeInMilliseconds == 500)
         var policyDefaults = ModuleArguments.defaults
         policyDefaults.resumeGraceMilliseconds = 0
+        policyDefaults.fadeOutMilliseconds = 0
+        policyDefaults.fadeInMilliseconds = 0
         #expect(policyDefaults == PolicyConfiguration())
     }
 
@@ -63,7 +68,11 @@ import Testing
             "legacy.resume-on-device-return": "true",
             "alerts.prefer-no-interruptions": "holdBack",
             "calls.from-graph": "false",
+            "fade.out-ms": "0",
+            "fade.in-ms": "1500",
         ])
+        #expect(c.fadeOutMilliseconds == 0)
+        #expect(c.fadeInMilliseconds == 1500)
         #expect(c.strongDuckForPrompts)
         #expect(!c.callsFromGraph)
         #expect(c.privateFormFactors == ["headset", "earbuds"])

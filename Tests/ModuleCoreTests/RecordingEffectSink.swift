@@ -10,6 +10,7 @@ enum EffectCall: Equatable, CustomStringConvertible {
     case pause(UInt32)
     case resume(UInt32)
     case duck(UInt32, gain: Float, rampMilliseconds: UInt32)
+    case fade(UInt32, gain: Float, milliseconds: UInt32)
     case silence(UInt32, Bool)
     case publish(subject: UInt32, key: String, type: String, value: String?)
     case log(LogLevel, String)
@@ -19,6 +20,7 @@ enum EffectCall: Equatable, CustomStringConvertible {
         case .pause(let n): return "pause(\(n))"
         case .resume(let n): return "resume(\(n))"
         case .duck(let n, let g, let r): return "duck(\(n), \(g), \(r) ms)"
+        case .fade(let n, let g, let ms): return "fade(\(n), \(g), \(ms) ms)"
         case .silence(let n, let on): return "silence(\(n), \(on))"
         case .publish(let s, let k, let t, let v): return "publish(\(s), \(k), \(t), \(v ?? "nil"))"
         case .log(let l, let m): return "log(\(l), \(m))"
@@ -66,7 +68,8 @@ class RecordingEffectSink {
             sink(data).calls.append(.log(l, message.map { String(cString: $0) } ?? "<NULL>"))
         },
         schedule_flush: nil,
-        schedule_timer: nil)
+        schedule_timer: nil,
+        fade: { data, node, gain, ms in sink(data).calls.append(.fade(node, gain: gain, milliseconds: ms)) })
 
     static let deferringTable: as_core_effects = {
         var t = immediateTable

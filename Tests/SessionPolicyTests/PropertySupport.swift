@@ -87,12 +87,18 @@ enum RandomGraph {
 
 /// Checks the invariants over every effect list the policy returns.
 struct InvariantChecker {
-    var policy = SessionPolicy()
+    var policy: SessionPolicy
     var paused: Set<NodeID> = []
+    /// Streams held by a fade to silence (R42) whose pause is still to come.
+    var fading: Set<NodeID> = []
     var interrupted: Set<SessionID> = []
     var problems: [String] = []
     /// A node its owner re-activated in this event: the policy confirms with `.resume`.
     var ownerResumed: Set<NodeID> = []
+
+    init(configuration: PolicyConfiguration = PolicyConfiguration()) {
+        policy = SessionPolicy(configuration: configuration)
+    }
 
     mutating func run(_ event: Event) {
         // The owner re-activating a node the policy paused undoes that pause (R16).
@@ -100,6 +106,7 @@ struct InvariantChecker {
         case .streamActivatedByOwner(let n), .streamRunning(let n, true):
             if policy.snapshot().streams[n]?.pausedByPolicy == true {
                 paused.remove(n)
+                fading.remove(n)
                 ownerResumed = [n]
             }
         default: break
@@ -120,24 +127,44 @@ struct InvariantChecker {
     mutating func check(_ event: Event, _ effects: [Effect]) {
         let graph = policy.snapshot()
         let level = policy.configuration.duckLevel
-        if case .streamRemoved(let n) = event { paused.remove(n) }
-        if case .streamAdded(let n, _, _, _) = event { paused.remove(n) }  // a re-announced node replaces the old one
-        if case .clientRemoved = event { paused = paused.filter { graph.streams[$0] != nil } }
+        if case .streamRemoved(let n) = event {
+            paused.remove(n)
+            fading.remove(n)
+        }
+        if case .streamAdded(let n, _, _, _) = event {  // a re-announced node replaces the old one
+            paused.remove(n)
+            fading.remove(n)
+        }
+        if case .clientRemoved = event {
+            paused = paused.filter { graph.streams[$0] != nil }
+            fading = fading.filter { graph.streams[$0] != nil }
+        }
         for e in effects {
             switch e {
             case .pause(let n):
                 if graph.streams[n] == nil { problems.append("\(event): pause names unknown \(n)") }
-                if !paused.insert(n).inserted { problems.append("\(event): \(n) paused twice") }
+                let wasFading = fading.remove(n) != nil
+                if !paused.insert(n).inserted && !wasFading { problems.append("\(event): \(n) paused twice") }
             case .resume(let n):
                 if graph.streams[n] == nil { problems.append("\(event): resume names unknown \(n)") }
-                if paused.remove(n) == nil && !ownerResumed.contains(n) { problems.append("\(event): \(n) resumed but not paused") }
+                let wasFading = fading.remove(n) != nil
+                if paused.remove(n) == nil && !wasFading && !ownerResumed.contains(n) { problems.append("\(event): \(n) resumed but not paused") }
+            case .fade(let n, 0, _) where !paused.contains(n):
+                fading.insert(n)
             case .duck(let n, let gain, _):
                 if graph.streams[n] == nil { problems.append("\(event): duck names unknown \(n)") }
                 if !(gain >= level && gain <= 1) { problems.append("\(event): duck gain \(gain) outside [\(level), 1]") }
             case .silence(let n, _):
                 if graph.streams[n] == nil { problems.append("\(event): silence names unknown \(n)") }
+            case .fade(let n, let gain, _):
+                if graph.streams[n] == nil { problems.append("\(event): fade names unknown \(n)") }
+                if !(gain >= 0 && gain <= 1) { problems.append("\(event): fade gain \(gain) outside [0, 1]") }
             case .notify(let s, .interruptionBegan):
                 if !interrupted.insert(s).inserted { problems.append("\(event): \(s) began twice") }
+                // R11, R42: told once its output stopped: none of its streams still fades out.
+                for n in policy.sessions[s]?.streams ?? [] where graph.streams[n]?.fade == .fadingOut {
+                    problems.append("\(event): \(s) told began while \(n) still fades out")
+                }
             case .notify(let s, .interruptionEnded):
                 if interrupted.remove(s) == nil { problems.append("\(event): \(s) ended without began") }
             default: break
@@ -146,16 +173,24 @@ struct InvariantChecker {
         let sessions = policy.sessions
         interrupted = interrupted.filter { sessions[$0] != nil }
         paused = paused.filter { graph.streams[$0] != nil }
+        // R42: no stream plays held silent by a fade.
+        for (n, st) in graph.streams where st.running && !st.pausedByPolicy && st.fade != .none {
+            problems.append("\(event): \(n) runs with the fade \(st.fade)")
+        }
         let policyPaused = Set(graph.streams.filter { $0.value.pausedByPolicy }.map(\.key))
-        if policyPaused != paused { problems.append("\(event): paused by effects \(paused.sorted()) != policy's \(policyPaused.sorted())") }
+        if policyPaused != paused.union(fading) { problems.append("\(event): paused by effects \(paused.sorted()) != policy's \(policyPaused.sorted())") }
     }
 }
 
 /// Runs an event sequence through `InvariantChecker`, then removes every stream; returns
 /// the problems found, and the pauses still outstanding at the end.
-func invariantProblems(_ events: [Event]) -> [String] {
-    var checker = InvariantChecker()
+func invariantProblems(_ events: [Event], configuration: PolicyConfiguration = PolicyConfiguration()) -> [String] {
+    var checker = InvariantChecker(configuration: configuration)
     for event in events { checker.run(event) }
+    // The module finishes the fades still running.
+    for (n, st) in checker.policy.snapshot().streams.sorted(by: { $0.key < $1.key }) where st.fade == .fadingOut {
+        checker.run(.streamFadedOut(n))
+    }
     for n in checker.policy.snapshot().streams.keys.sorted() { checker.run(.streamRemoved(n)) }
     var problems = checker.problems
     if !checker.paused.isEmpty { problems.append("still paused: \(checker.paused.sorted())") }

@@ -17,6 +17,21 @@ struct PropertyTests {
         }
     }
 
+    @Test("R42 with the module's fades, the module's silence reports coming at any point: the same invariants, began only once silent, no stream plays held silent")
+    func withFadesTheInvariantsHoldAndBeganFollowsTheSilence() async {
+        var fades = PolicyConfiguration()
+        fades.fadeOutMilliseconds = 300
+        fades.fadeInMilliseconds = 500
+        await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
+            // Every seventh code is the module's report that a stream's fade reached silence.
+            let events = codes.map { code in
+                code % 7 == 0 ? Event.streamFadedOut(N(10 + code / 7 % 6)) : RandomGraph.event(code)
+            }
+            let problems = invariantProblems(events, configuration: fades)
+            #expect(problems == [])
+        }
+    }
+
     @Test("A policy restored from the model after any sequence has the same state and makes the same decisions")
     func aPolicyRestoredFromTheModelHasTheSameStateAndMakesTheSameDecisions() async {
         await propertyCheck(count: 300, input: RandomGraph.sequences, RandomGraph.sequences) { codes, more in

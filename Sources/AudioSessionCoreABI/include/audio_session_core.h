@@ -56,7 +56,7 @@ enum as_log_level {
 
 /** What the core asks the module to do. Every callback may be NULL (then it is skipped). */
 struct as_core_effects {
-#define AS_CORE_EFFECTS_VERSION 3
+#define AS_CORE_EFFECTS_VERSION 4
 	uint32_t version;
 	/** Stop scheduling the stream: pw_impl_node_set_active(node, false). */
 	void (*pause)(void *data, uint32_t node_id);
@@ -81,6 +81,14 @@ struct as_core_effects {
 	/** Call as_core_timer_fired(core, token) once, `milliseconds` from now, from the
 	 * same loop. Without it the core holds nothing for a grace period. */
 	void (*schedule_timer)(void *data, uint64_t token, uint32_t milliseconds);
+	/* Since version 4. */
+	/** An interruption's fade (R42): ramp the same gain as `duck` to `gain` over `ms`,
+	 * in steps that stay small while the stream is loud and reach silence once it is
+	 * 40 dB or more down. A fade to 0 is answered, from a later turn of the loop and once
+	 * the stream has taken the last step, with as_core_stream_faded_out(); a fade that is
+	 * overtaken by another fade or duck of the stream, or whose stream goes, is not.
+	 * Without it the core pauses at once and does not fade. */
+	void (*fade)(void *data, uint32_t node_id, float gain, uint32_t ms);
 };
 
 /**
@@ -150,6 +158,9 @@ void as_core_stream_running(as_core *core, uint32_t node_id, bool running);
  * pipewire-pulse on uncork), never by the module's own pause or resume effect. The core
  * reads it as an activation request when it holds the stream paused (R16). */
 void as_core_stream_activated(as_core *core, uint32_t node_id);
+/** The fade to silence asked for with the fade effect has reached the stream. Never
+ * from inside an effect callback. */
+void as_core_stream_faded_out(as_core *core, uint32_t node_id);
 void as_core_stream_removed(as_core *core, uint32_t node_id);
 
 /* Endpoints: sinks and sources, node properties merged with their device's (the core adds
