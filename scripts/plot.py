@@ -512,6 +512,22 @@ def md_interrupt(res, rel):
           f"{len([t for t in ok if not t.get('paused')])} of "
           f"{len(ok)} trials (measured).")
         w("")
+    w("Fades (R42), from the same recordings, on every system measured: *fade-out*: from the music's first "
+      "256-frame window 1 dB below its level to its first window 40 dB below it; *largest drop*: the music's largest "
+      "fall from one 1024-frame block to the next while it was within 40 dB of its level (a cut falls 40 dB or more "
+      "at once); *fade-in*: from the music's first window after the silence to its first within 1 dB of its level. "
+      "Trials where the music was not paused have no fade.")
+    w("")
+    w("| system | paused in | fade-out (ms) | largest drop (dB per 1024 frames) | fade-in (ms) |")
+    w("|---|---:|---|---|---|")
+    for s in res["systems"]:
+        di = s.get("interrupt")
+        if not di:
+            continue
+        paused, ran, _ = call_pause(s)
+        w(f"| {s['system']} | {paused}/{ran} | {spread(di.get('fadeOutMs'), 0)} | "
+          f"{spread(di.get('fadeOutStepDb'), 1)} | {spread(di.get('fadeInMs'), 0)} |")
+    w("")
     if rel.get("interrupt"):
         w(f"![music envelope through a call]({rel['interrupt']})")
         w("")

@@ -185,25 +185,27 @@ static void rearm(struct as_gains *gains)
 }
 
 /* An interruption's fade (R42) steps by at most FADE_MAX_STEP_DB while the stream is
- * loud and goes to silence in one step once it is FADE_SILENT_DB down: a drop from
- * there is not heard as a cut. Coming back from silence, its first step is to
- * FADE_SILENT_DB. */
-#define FADE_SILENT_DB		-42.0f
+ * within FADE_RANGE_DB of the louder end of the fade (where a fade down starts, where a
+ * fade up ends: the duck level for a ducked stream) and goes to silence in one step
+ * below that: a drop from there is not heard as a cut. Coming back from silence, its
+ * first step is to the bottom of that range. */
+#define FADE_RANGE_DB		42.0f
 #define FADE_MAX_STEP_DB	5.5f
 
 /** The factor after the next step, and whether it is the ramp's last. */
 static float next_factor(const struct as_gain *gain, bool *last)
 {
 	float cur = to_db(gain->current), tgt = to_db(gain->target);
+	float floor_db = gain->fade_floor_db;
 
 	*last = false;
-	if (gain->fade && cur <= FADE_SILENT_DB && tgt <= FADE_SILENT_DB) {
+	if (gain->fade && cur <= floor_db && tgt <= floor_db) {
 		/* Both inaudible: one step. */
 		*last = true;
 		return gain->target;
 	}
-	if (gain->fade && tgt > cur && cur < FADE_SILENT_DB)
-		return from_db(FADE_SILENT_DB);
+	if (gain->fade && tgt > cur && cur < floor_db)
+		return from_db(floor_db);
 	if (fabsf(tgt - cur) <= gain->step_db) {
 		*last = true;
 		return gain->target;
@@ -348,8 +350,8 @@ static float paced_distance(const struct as_gain *gain)
 	float cur = to_db(gain->current), tgt = to_db(gain->target);
 
 	if (gain->fade) {
-		cur = SPA_MAX(cur, FADE_SILENT_DB);
-		tgt = SPA_MAX(tgt, FADE_SILENT_DB);
+		cur = SPA_MAX(cur, gain->fade_floor_db);
+		tgt = SPA_MAX(tgt, gain->fade_floor_db);
 	}
 	return fabsf(tgt - cur);
 }
@@ -371,6 +373,7 @@ static void ramp(struct as_gains *gains, struct as_gain *gain, float target, uin
 	gain->target = target;
 	gain->fade = fade;
 	gain->max_step_db = fade ? FADE_MAX_STEP_DB : gains->max_step_db;
+	gain->fade_floor_db = SPA_MAX(to_db(gain->current), to_db(target)) - FADE_RANGE_DB;
 	if (gain->current == target && !(fade && target == 0.0f)) {
 		/* Already there (a fade to silence is still reported once taken). */
 		stop_ramp(gain);

@@ -30,6 +30,7 @@ struct as_gain {
 	float target;
 	float step_db;			/**< dB per step towards target (> 0) */
 	float max_step_db;		/**< this ramp's largest step */
+	float fade_floor_db;		/**< a fade goes to or comes from silence below this */
 	uint32_t n_volumes;		/**< the user's channelVolumes, as last read */
 	float volumes[SPA_AUDIO_MAX_CHANNELS];
 	uint64_t sent_ns;		/**< when the last step was sent (monotonic) */
@@ -72,8 +73,9 @@ void as_gain_clear(struct as_gains *gains, struct as_gain *gain);
 /** Ramp the duck factor to `target` (1 = no duck) over `ramp_ms`. */
 void as_gain_duck(struct as_gains *gains, struct as_gain *gain, float target, uint32_t ramp_ms);
 /** An interruption's fade: ramp the same factor to `target` over `ramp_ms`, in steps of
- * at most 5.5 dB (each a cycle or more apart) while the stream is within 42 dB of full
- * level, and straight to silence below that; from silence, straight to -42 dB first.
+ * at most 5.5 dB (each a cycle or more apart) while the stream is within 42 dB of the
+ * fade's louder end, and straight to silence below that; from silence, straight to
+ * 42 dB below the target first.
  * When a fade to 0 has been taken by the stream, `on_faded` is called from a later turn
  * of the loop, unless another ramp or the gain's clearing came first. */
 void as_gain_fade(struct as_gains *gains, struct as_gain *gain, float target, uint32_t ramp_ms);

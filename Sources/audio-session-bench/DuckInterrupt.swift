@@ -92,6 +92,15 @@ struct InterruptTrial: Codable {
     var resumed: Bool
     var callMs: Double?
     var musicDuringCallDb: Double?
+    /// R42: from the music's first window 1 dB below its level to its first window 40 dB
+    /// below it (ms); about 0 for a cut.
+    var fadeOutMs: Double?
+    /// The largest drop of the music from one 1024-frame block to the next while it was
+    /// within 40 dB of its level (dB); a cut drops by 40 dB or more at once.
+    var fadeOutStepDb: Double?
+    /// From the music's first window above the silence after the call to its first within
+    /// 1 dB of its level (ms).
+    var fadeInMs: Double?
 }
 
 struct InterruptResult: Codable {
@@ -101,6 +110,9 @@ struct InterruptResult: Codable {
     var resumedCount: Int
     var pauseMs: Stats
     var resumeMs: Stats
+    var fadeOutMs: Stats?
+    var fadeOutStepDb: Stats?
+    var fadeInMs: Stats?
     var envelope: Envelope?
     var callCommand: String
 }
@@ -280,6 +292,8 @@ enum DuckInterrupt {
         return InterruptResult(
             system: system, trials: results, pausedCount: ok.filter(\.paused).count, resumedCount: ok.filter(\.resumed).count,
             pauseMs: Stats(ok.compactMap(\.pauseMs)), resumeMs: Stats(ok.compactMap(\.resumeMs)),
+            fadeOutMs: Stats(ok.compactMap(\.fadeOutMs)), fadeOutStepDb: Stats(ok.compactMap(\.fadeOutStepDb)),
+            fadeInMs: Stats(ok.compactMap(\.fadeInMs)),
             envelope: Envelope.aggregate(rows, blockFrames: 256, offsetBlocks: Int(envPre * 48) / 256),
             callCommand: (callArgv + ["call.wav"]).joined(separator: " "))
     }
@@ -313,10 +327,34 @@ enum DuckInterrupt {
                     t.resumed = true
                     t.resumeMs = Double(s.start(g1) + Tones.window - span.off) / 48
                 }
+                (t.fadeOutMs, t.fadeOutStepDb, t.fadeInMs) = fades(s, from: from, silence: g0...g1, before: before)
             }
         }
         let mid = (span.on + span.off) / 2 / Tones.hop
         t.musicDuringCallDb = Tones.median(Array(s.music[min(mid, s.music.count)..<min(mid + 40, s.music.count)])).map { $0 - before }
         return (t, envelopeRow(s, on: span.on, before: before))
+    }
+
+    /// R42's figures from the music's windows around its silence (`silence`: the music-free
+    /// windows of the pause): the fade-out's length and largest drop per 1024 frames while
+    /// within 40 dB of the level `before`, and the fade-in's length back to within 1 dB.
+    static func fades(_ s: Tones.Series, from: Int, silence: ClosedRange<Int>, before: Double)
+        -> (outMs: Double?, stepDb: Double?, inMs: Double?) {
+        let m = s.music
+        let perBlock = 1024 / Tones.hop
+        let fadeStart = (from..<silence.lowerBound).first { m[$0] < before - 1 } ?? silence.lowerBound
+        let outMs = Double(s.start(silence.lowerBound) - s.start(fadeStart)) / 48
+        var step = 0.0
+        var j = max(0, fadeStart - perBlock)
+        while j + perBlock <= silence.lowerBound {
+            if m[j] > before - 40 { step = max(step, m[j] - max(m[j + perBlock], before - 100)) }
+            j += 1
+        }
+        let back = silence.upperBound + 1
+        var inMs: Double?
+        if back < m.count, let full = (back..<m.count).first(where: { m[$0] >= before - 1 }) {
+            inMs = Double(s.start(full) - s.start(back)) / 48
+        }
+        return (outMs, step, inMs)
     }
 }

@@ -34,7 +34,9 @@ extension Integration {
             let player = try Client.startPlayer(sandbox, file: file, ["--mode", "spokenAudio"])
             defer { _ = player.terminate() }
 
-            for (round, seconds) in [(1, 0.3), (2, 3.0)] {  // declined (short), accepted (long)
+            // Declined (short, but longer than the podcast's fade-out: a call that ends
+            // within the fade is no interruption, R42), accepted (long).
+            for (round, seconds) in [(1, 1.0), (2, 3.0)] {
                 let (began, ended) = try call(sandbox, player: player, seconds: seconds, notify: true, round: round)
                 // R11: the policy had stopped the stream before began arrived.
                 #expect(began["stream"] as? String == "paused", "began: \(began)")
@@ -63,7 +65,7 @@ extension Integration {
             let player = try Client.startPlayer(sandbox, file: file)
             defer { _ = player.terminate() }
 
-            let (began, ended) = try call(sandbox, player: player, seconds: 0.3, notify: false, round: 1)
+            let (began, ended) = try call(sandbox, player: player, seconds: 1.0, notify: false, round: 1)
             #expect(began["stream"] as? String == "paused")
             #expect(ended["shouldResume"] as? Bool == false, "ended: \(ended)")
             try Client.waitFor(player, "the player to stay paused", Client.event("paused"))

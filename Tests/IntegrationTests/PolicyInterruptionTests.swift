@@ -57,7 +57,8 @@ extension Integration {
             try sandbox.waitUntil(timeout: 10, "the music to resume") {
                 try !interrupted(sandbox, node) && running(sandbox, node)
             }
-            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            // Its fade-in (R42, 500 ms) and its level after it.
+            try sandbox.waitForMoreRecording(recorder, seconds: 1.2)
             let afterMark = recorder.mark
             let wav = try recorder.stop()
             let levels = Levels(blocks: wav.blockLevels())

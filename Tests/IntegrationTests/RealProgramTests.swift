@@ -127,10 +127,12 @@ extension Integration {
         }
 
         /// R13 and the grace period: the podcast is interrupted once for the whole prompt and
-        /// resumed once after it. Without the grace period (resume.grace-ms = 0, the control)
-        /// it is given back and taken again between the phrases.
+        /// resumed once after it. Without the grace period and without fades (the control:
+        /// a gap between phrases shorter than the fade-out ends the interruption mid-fade,
+        /// R42) it is given back and taken again between the phrases.
         @Test func r13AMultiStreamSpeechPromptInterruptsThePodcastOnce() throws {
-            let control = try Self.interruptionsOfAPodcastUnderSpeech(moduleArguments: ["resume.grace-ms": "0"])
+            let control = try Self.interruptionsOfAPodcastUnderSpeech(
+                moduleArguments: ["resume.grace-ms": "0", "fade.out-ms": "0", "fade.in-ms": "0"])
             #expect(control.began > 1, "without a grace period: \(control)")
             let graced = try Self.interruptionsOfAPodcastUnderSpeech(moduleArguments: [:])
             #expect(graced.began == 1, "\(graced)")

@@ -1,0 +1,211 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    /// R42 on the live graph: an interruption fades the music out before its pause and back
+    /// in after it, measured per 1024-frame block on the headphones' monitor (the music plays
+    /// there, the interrupter on the speaker).
+    @Suite(.serialized)
+    struct PolicyFadeTests {
+        /// A level no sounding block of the music reaches during the call (dBFS).
+        static let silent = -80.0
+
+        /// What the recording shows around one interruption.
+        struct Fade {
+            /// The music's level before the call, and at the end of the recording (dBFS).
+            var level: Double, after: Double
+            /// From the first block 1 dB down to the first block of the silence (ms).
+            var outMilliseconds: Double
+            /// The largest drop between consecutive sounding blocks while the earlier was
+            /// within 40 dB of the level (dB).
+            var largestDrop: Double
+            /// The loudest block between the fade-out and the fade-in (dBFS); -inf: digital silence.
+            var loudestWhileSilent: Double
+            /// From the first sounding block after the silence to the first within 1 dB of
+            /// the level the music comes back to (ms).
+            var inMilliseconds: Double
+            /// The level the fade-out started from (the duck level when ducked, dBFS).
+            var fadeStartLevel: Double
+        }
+
+        static let blockMilliseconds = 1024.0 / 48.0
+
+        /// Reads the fade out and back in from block levels: `from` is the block where the
+        /// interrupter was started; `backTo` the level the music returns to (default: its level).
+        static func fade(_ levels: Levels, from: Int, level: Double, backTo: Double? = nil) throws -> Fade {
+            let b = levels.blocks
+            guard from < b.count else { throw TestFailure("no blocks after the call's start") }
+            // The silence: the longest run of blocks below `silent` after the call started.
+            var best: Range<Int>?
+            var start: Int?
+            for i in from..<b.count {
+                if !(b[i] > silent) { if start == nil { start = i } } else if let s = start {
+                    if (best?.count ?? 0) < i - s { best = s..<i }
+                    start = nil
+                }
+            }
+            guard let silence = best, silence.count >= 5 else { throw TestFailure("the music never went silent after the call started") }
+            guard let fadeStart = (from..<silence.lowerBound).first(where: { b[$0] < level - 1 && b[$0] > silent }) ?? Optional(silence.lowerBound)
+            else { throw TestFailure("no fade") }
+            // Drops between consecutive sounding blocks (a dropout, a block of digital silence
+            // inside the tone, is skipped) while the earlier block is within 40 dB of the level.
+            var largestDrop = 0.0
+            var previous: Double?
+            for i in max(from, fadeStart - 1)...silence.lowerBound {
+                let v = b[i]
+                if i == silence.lowerBound {
+                    if let p = previous, p > level - 40 { largestDrop = max(largestDrop, p - silent) }
+                    break
+                }
+                guard v.isFinite else { continue }
+                if let p = previous, p > level - 40 { largestDrop = max(largestDrop, p - v) }
+                previous = v
+            }
+            let target = backTo ?? level
+            let inStart = silence.upperBound
+            let inEnd = (inStart..<b.count).first { b[$0] >= target - 1 } ?? b.count
+            let loudest = b[silence].max() ?? -.infinity
+            let fadeStartLevel = fadeStart > from ? b[fadeStart - 1] : level
+            return Fade(level: level, after: levels.median(b.count - 20..<b.count - 2),
+                        outMilliseconds: Double(silence.lowerBound - fadeStart) * blockMilliseconds,
+                        largestDrop: largestDrop, loudestWhileSilent: loudest,
+                        inMilliseconds: Double(inEnd - inStart) * blockMilliseconds, fadeStartLevel: fadeStartLevel)
+        }
+
+        /// Music (`victim`, a legacy Music stream unless given) on the headphones,
+        /// `interrupter` started on the speaker; waits for the music's interruption and its
+        /// end, then 1.5 s of the music back. `whileMusic` runs once the music plays.
+        static func recordAround(
+            _ sandbox: Sandbox, victim: [String]? = nil, interrupter: (String) -> [String],
+            environment: [String: String] = [:], callSeconds: Double = 2, waitForInterruption: Bool = true,
+            whileMusic: ((Int, Recorder) throws -> Void)? = nil
+        ) throws -> (levels: Levels, from: Int, level: Double) {
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let call = try tone(in: sandbox, seconds: callSeconds, frequency: 660, name: "call.wav")
+            let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
+            let (player, node) = try sandbox.startPlayer((victim ?? ["pw-play", "--media-role", "Music"]) + [music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            try whileMusic?(node, recorder)
+            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
+            let callMark = recorder.mark
+            let interrupter = try sandbox.spawn(interrupter(call), environment: environment)
+            if waitForInterruption {
+                try sandbox.waitUntil(timeout: 10, "the music to be interrupted") {
+                    try PolicyInterruptionTests.interrupted(sandbox, node)
+                }
+            }
+            try sandbox.waitUntil(timeout: 15, "the interrupter to end") { !interrupter.isRunning }
+            try sandbox.waitUntil(timeout: 10, "the music to play again") {
+                try !PolicyInterruptionTests.interrupted(sandbox, node) && PolicyInterruptionTests.running(sandbox, node)
+            }
+            try sandbox.waitForMoreRecording(recorder, seconds: 1.5)
+            let wav = try recorder.stop()
+            let levels = Levels(blocks: wav.blockLevels())
+            let from = (callMark - 44) / 4096
+            let level = levels.median(from - 20..<from - 1)
+            return (levels, from, level)
+        }
+
+        static func report(_ name: String, _ f: Fade) {
+            print(String(format: "fade (%@): level %.2f dBFS, out %.0f ms from %.2f dBFS, largest drop %.2f dB/block, loudest while paused %.1f dBFS, in %.0f ms, after %.2f dBFS",
+                         name, f.level, f.outMilliseconds, f.fadeStartLevel, f.largestDrop, f.loudestWhileSilent, f.inMilliseconds, f.after))
+        }
+
+        /// R42's figures: out in 150–600 ms with no drop above 6 dB per block while within
+        /// 40 dB of the level, silent (≤ −80 dBFS) during the call, back in 150–1500 ms to
+        /// the level it comes back to (±1 dB).
+        static func expectFade(_ f: Fade, backTo: Double? = nil) {
+            #expect(f.outMilliseconds >= 150 && f.outMilliseconds <= 600, "fade-out \(f.outMilliseconds) ms")
+            #expect(f.largestDrop <= 6, "largest drop \(f.largestDrop) dB per block")
+            #expect(f.loudestWhileSilent <= silent, "loudest block during the call \(f.loudestWhileSilent) dBFS")
+            #expect(f.inMilliseconds >= 150 && f.inMilliseconds <= 1500, "fade-in \(f.inMilliseconds) ms")
+            #expect(abs(f.after - (backTo ?? f.level)) <= 1, "after \(f.after), expected \(backTo ?? f.level)")
+        }
+
+        @Test func r42ALegacyCallFadesLegacyMusicOutAndBackIn() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let r = try Self.recordAround(sandbox, interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] })
+            let f = try Self.fade(r.levels, from: r.from, level: r.level)
+            Self.report("legacy call over legacy music", f)
+            Self.expectFade(f)
+        }
+
+        @Test func r42ALegacyCallFadesAPulseClientsMusicOutAndBackIn() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let r = try Self.recordAround(sandbox, victim: ["paplay", "--property=media.role=Music"],
+                                          interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] })
+            let f = try Self.fade(r.levels, from: r.from, level: r.level)
+            Self.report("legacy call over paplay", f)
+            Self.expectFade(f)
+        }
+
+        @Test func r42ADeclaredVoiceChatCallFadesTheMusicOutAndBackIn() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let declaration = "{ audio.session.category=playAndRecord audio.session.mode=voiceChat " +
+                "audio.session.deactivation=notifyOthersOnDeactivation }"
+            let r = try Self.recordAround(sandbox, interrupter: { ["pw-play", "--target", "speaker", $0] },
+                                          environment: ["PIPEWIRE_PROPS": declaration])
+            let f = try Self.fade(r.levels, from: r.from, level: r.level)
+            Self.report("declared voiceChat call", f)
+            Self.expectFade(f)
+        }
+
+        /// A prompt ducks the music, then a call comes: the music fades from its duck level
+        /// to silence, and after the call it fades back in to where the prompt leaves it.
+        @Test func r42ADuckedStreamFadesFromItsDuckLevel() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let prompt = try tone(in: sandbox, seconds: 30, frequency: 880, name: "prompt.wav")
+            var navigation: ChildProcess?
+            defer { navigation?.terminate(signal: SIGKILL, timeout: 2) }
+            let r = try Self.recordAround(sandbox, interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] }) { node, recorder in
+                navigation = try sandbox.spawn(["pw-play", "--media-role", "Navigation", "--target", "speaker", prompt])
+                try sandbox.waitUntil(timeout: 10, "the music to be ducked") {
+                    (try sandbox.sessionState(subject: node)?["duckGain"] as? Double).map { $0 < 0.99 } == true
+                }
+                // The duck's ramp down (250 ms, paced by the graph's cycles) and a margin.
+                try sandbox.waitForMoreRecording(recorder, seconds: 1.0)
+            }
+            // The level before the call is the ducked one; the undimmed level is 14 dB above it.
+            let f = try Self.fade(r.levels, from: r.from, level: r.level)
+            Self.report("ducked music", f)
+            #expect(f.outMilliseconds >= 100 && f.outMilliseconds <= 600, "fade-out \(f.outMilliseconds) ms")
+            #expect(f.largestDrop <= 6, "largest drop \(f.largestDrop) dB per block")
+            #expect(f.loudestWhileSilent <= Self.silent)
+            // The prompt plays on after the call: the music comes back to the duck level.
+            #expect(f.inMilliseconds >= 150 && f.inMilliseconds <= 1500, "fade-in \(f.inMilliseconds) ms")
+            #expect(abs(f.after - r.level) <= 1, "after \(f.after), ducked level \(r.level)")
+        }
+
+        /// A call that ends while the music still fades out: the music ramps back from where
+        /// it is and is never paused.
+        @Test func r42ACallThatEndsMidFadeGivesTheMusicBackWithoutAPause() throws {
+            var options = SandboxOptions()
+            // A long fade-out and no grace period, so the call's end falls inside the fade.
+            options.moduleArguments = ["fade.out-ms": "2500", "resume.grace-ms": "0"]
+            let sandbox = try Sandbox.start(options)
+            defer { sandbox.stop() }
+            let r = try Self.recordAround(sandbox, interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] },
+                                          callSeconds: 0.6, waitForInterruption: false)
+            let b = r.levels.blocks
+            let window = r.from..<b.count
+            let lowest = window.map { b[$0] }.filter(\.isFinite).min() ?? -.infinity
+            let silentBlocks = window.filter { !(b[$0] > Self.silent) }.count
+            let after = r.levels.median(b.count - 20..<b.count - 2)
+            print(String(format: "fade (call ends mid-fade): level %.2f dBFS, lowest %.2f dBFS, %d silent blocks, after %.2f dBFS",
+                         r.level, lowest, silentBlocks, after))
+            #expect(lowest < r.level - 3, "the music did not fade at all: lowest \(lowest)")
+            #expect(lowest > Self.silent, "the music reached silence: \(lowest)")
+            #expect(silentBlocks <= 2, "\(silentBlocks) silent blocks: the music was paused")
+            #expect(abs(after - r.level) <= 1)
+        }
+    }
+}
