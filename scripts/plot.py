@@ -797,9 +797,16 @@ def readme_interrupt(mod):
     pm = num(pause_ms.get("median"))
     when = ("—" if pm is None else
             f"{abs(pm):.1f} ms {'before' if pm < 0 else 'after'} the call's first audible sample")
-    return [f"- Interruption by a phone call: the music stops {when} "
+    di = mod["interrupt"]
+    fo, step, fi = di.get("fadeOutMs") or {}, di.get("fadeOutStepDb") or {}, di.get("fadeInMs") or {}
+    fade = ""
+    if fo.get("n") and fi.get("n"):
+        fade = (f" It fades out over {f(fo.get('median'), 0)} ms first (largest drop {f(step.get('median'))} dB "
+                f"per 1024 frames) and back in over {f(fi.get('median'), 0)} ms (R42); the resume is counted from "
+                f"its first window above −40 dB.")
+    return [f"- Interruption by a phone call: the music is silent {when} "
             f"({paused}/{ran} trials) and resumes "
-            f"{f(resume_ms.get('median'))} ms after the call's end; stock keeps playing."]
+            f"{f(resume_ms.get('median'))} ms after the call's end; stock keeps playing." + fade]
 
 
 def readme_notify(mod):
