@@ -116,7 +116,8 @@
  *   between the streams of one utterance). A session of the same program
  *   with the same declaration that starts within it takes them over: speech
  *   synthesizers that open a stream per phrase do not give the audio back in
- *   every gap. 0 ends them at once.
+ *   every gap. 0 ends them at once. A session whose program has exited, or
+ *   that deactivated explicitly, ends them at once whatever this is.
  * - `legacy.resume-on-device-return`: `true` or `false` (default): resume
  *   legacy streams paused by a private output's loss when it comes back.
  * - `alerts.prefer-no-interruptions`: `mix` (default) or `holdBack`: what alerts
@@ -245,6 +246,10 @@ struct impl {
 	uint32_t metadata_id;
 	struct spa_source *recreate_event;	/**< creates the metadata again after a client destroyed it */
 
+	bool access_from_daemon;		/**< the daemon ignores a client's own pipewire.access */
+	/* The core object, found once at load: looked up while a client's message is
+	 * handled, the daemon hides what that client may not read. */
+	struct pw_global *core_global;
 	struct as_gains gains;
 	as_core *core;
 	struct spa_source *flush_event;	/**< decides held property changes (debouncing) */
@@ -713,9 +718,40 @@ static void client_forget(struct client_entry *c)
 	free(c);
 }
 
+/* What the daemon enforces, not what the client says: the access module grants an
+ * unrestricted client read and execute on the core object before the client is
+ * registered; a client confined (or one that named its own access on PipeWire
+ * before 0.3.82) has none at that moment. */
+/* From 0.3.82 the daemon ignores a client's own `pipewire.access` (the library this
+ * module runs in, not the headers it was built with). */
+static bool daemon_sets_access(void)
+{
+	int major = 0, minor = 0, micro = 0;
+	const char *v = pw_get_library_version();
+
+	if (v == NULL || sscanf(v, "%d.%d.%d", &major, &minor, &micro) < 2)
+		return false;
+	return major > 0 || minor > 3 || (minor == 3 && micro >= 82);
+}
+
+static int8_t core_access_granted(struct impl *impl, struct pw_impl_client *client)
+{
+	uint32_t perms;
+
+	if (impl->core_global == NULL)
+		return -1;
+	perms = pw_global_get_permissions(impl->core_global, client);
+	return (perms & (PW_PERM_R | PW_PERM_X)) == (PW_PERM_R | PW_PERM_X) ? 1 : 0;
+}
+
 static void client_destroy(void *data)
 {
 	struct client_entry *c = data;
+	const struct pw_properties *props = pw_impl_client_get_properties(c->client);
+	/* A program that has exited can start no follow-up stream: what its sessions
+	 * interrupted or ducked need not wait for one (the grace period). */
+	if (props != NULL && as_identity_process_exited(&props->dict))
+		as_core_client_exited(c->impl->core, c->id);
 	as_core_client_removed(c->impl->core, c->id);
 	client_forget(c);
 }
@@ -809,10 +845,13 @@ static void add_client(struct impl *impl, struct pw_global *global)
 	restrict_metadata(impl, client);
 
 	as_identity_read(props ? &props->dict : NULL, &identity, buf);
-	pw_log_info("client %u: executable %s, app id %s, uid %" PRIi64 ", access %s%s", c->id,
+	identity.core_access = core_access_granted(impl, client);
+	identity.access_from_daemon = impl->access_from_daemon;
+	pw_log_info("client %u: executable %s, app id %s, uid %" PRIi64 ", access %s%s%s", c->id,
 			identity.executable ? identity.executable : "(unknown)",
 			identity.app_id ? identity.app_id : "(none)", identity.uid,
 			identity.access ? identity.access : "(unset)",
+			identity.core_access == 0 ? ", no access granted to the core yet" : "",
 			identity.flatpak ? ", in a Flatpak" : "");
 	p = props_of(props ? &props->dict : NULL);
 	as_core_client_added(impl->core, c->id, &p, &identity);
@@ -1148,6 +1187,10 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 	if (impl == NULL)
 		return -errno;
 	impl->context = context;
+	impl->access_from_daemon = daemon_sets_access();
+	impl->core_global = pw_context_find_global(context, PW_ID_CORE);
+	if (impl->core_global == NULL)
+		pw_log_warn("no core object: clients' granted access cannot be read");
 	impl->module = module;
 	impl->metadata_id = SPA_ID_INVALID;
 	spa_list_init(&impl->nodes);

@@ -86,3 +86,46 @@ void as_identity_read(const struct spa_dict *props, struct as_client_identity *i
 		}
 	}
 }
+
+/** Whether process `pid` has exited: gone, or a zombie waiting for its parent. */
+static bool pid_exited(int32_t pid)
+{
+	char path[64], data[512], *close_paren;
+	ssize_t len;
+	int fd;
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT;
+	len = read(fd, data, sizeof(data) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	data[len] = '\0';
+	/* "pid (comm) S ...": the state follows the last ')' (comm may hold one). */
+	if ((close_paren = strrchr(data, ')')) == NULL || close_paren[1] != ' ')
+		return false;
+	return close_paren[2] == 'Z' || close_paren[2] == 'X';
+}
+
+bool as_identity_process_exited(const struct spa_dict *props)
+{
+	const char *str;
+	int32_t pid = -1, app_pid = -1;
+
+	if (props == NULL)
+		return false;
+	if ((str = spa_dict_lookup(props, "pipewire.sec.pid")) != NULL && !spa_atoi32(str, &pid, 10))
+		pid = -1;
+	if (pid_exited(pid))
+		return true;
+	/* pipewire-pulse connects for each of its programs, so the connection's process
+	 * is pipewire-pulse: the program's own is the one it reported. What a client says
+	 * here can only make what it caused end sooner, which it could do anyway. */
+	if ((str = spa_dict_lookup(props, "application.process.id")) != NULL &&
+	    spa_atoi32(str, &app_pid, 10) && app_pid != pid)
+		return pid_exited(app_pid);
+	return false;
+}

@@ -79,7 +79,8 @@ func clientIdentity(_ identity: UnsafePointer<as_client_identity>?) -> ClientIde
     let uid: UInt32? = i.uid >= 0 && i.uid <= Int64(UInt32.max) ? UInt32(i.uid) : nil
     return ClientIdentity(
         executable: i.executable.map { String(cString: $0) }, appID: i.app_id.map { String(cString: $0) }, uid: uid,
-        access: i.access.map { ClientAccess(rawValue: Translation.cut(String(cString: $0))) }, inFlatpak: i.flatpak)
+        access: i.access.map { ClientAccess(rawValue: Translation.cut(String(cString: $0))) }, inFlatpak: i.flatpak,
+        coreAccessGranted: i.core_access < 0 ? nil : i.core_access == 1, accessFromDaemon: i.access_from_daemon)
 }
 
 @_cdecl("as_core_client_changed")
@@ -138,6 +139,11 @@ public func as_core_stream_running(_ p: OpaquePointer?, _ id: UInt32, _ running:
 @_cdecl("as_core_stream_activated")
 public func as_core_stream_activated(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.streamActivatedByOwner(NodeID(id)))
+}
+
+@_cdecl("as_core_client_exited")
+public func as_core_client_exited(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.clientExited(ClientID(id)))
 }
 
 @_cdecl("as_core_stream_faded_out")

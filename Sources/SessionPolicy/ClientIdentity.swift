@@ -17,17 +17,41 @@ public struct ClientIdentity: Sendable, Equatable {
     public var access: ClientAccess?
     /// The connecting process runs in a Flatpak sandbox (its instance file exists).
     public var inFlatpak: Bool
+    /// Whether the daemon had granted the client read and execute on its core object when
+    /// the client was registered; nil when unknown. The access module grants an
+    /// unrestricted client that before registration; a confined one gets its permissions
+    /// later, from the session manager, if at all.
+    public var coreAccessGranted: Bool?
+    /// The daemon never takes `pipewire.access` from the client itself (PipeWire 0.3.82
+    /// and later). Before, a client could bring its own value, and the access module then
+    /// checked nothing and granted nothing.
+    public var accessFromDaemon: Bool
 
-    public init(executable: String? = nil, appID: String? = nil, uid: UInt32? = nil, access: ClientAccess? = nil, inFlatpak: Bool = false) {
+    public init(executable: String? = nil, appID: String? = nil, uid: UInt32? = nil, access: ClientAccess? = nil, inFlatpak: Bool = false,
+                coreAccessGranted: Bool? = nil, accessFromDaemon: Bool = true) {
         self.executable = executable
         self.appID = appID
         self.uid = uid
         self.access = access
         self.inFlatpak = inFlatpak
+        self.coreAccessGranted = coreAccessGranted
+        self.accessFromDaemon = accessFromDaemon
     }
 
-    /// Sandboxed: confined by its access (`ClientAccess.confines`) or in a Flatpak.
-    public var sandboxed: Bool { inFlatpak || access?.confines == true }
+    /// Sandboxed: confined by its access (`ClientAccess.confines`), in a Flatpak, or let in
+    /// without the access an unrestricted client is granted (`unbacked`).
+    public var sandboxed: Bool { inFlatpak || access?.confines == true || unbacked }
+
+    /// The daemon did not back the access the client has: it was registered without read
+    /// and execute on the core, which the access module grants every unrestricted client
+    /// first. Such a client named its own `pipewire.access` (possible before PipeWire
+    /// 0.3.82), or waits for the session manager to decide. The one exception is
+    /// `default`, which the daemon itself sets (from 0.3.83, for a socket whose clients
+    /// the session manager grants access to later) and which no client can bring then.
+    var unbacked: Bool {
+        guard coreAccessGranted == false else { return false }
+        return !(accessFromDaemon && access == "default")
+    }
 
     /// Whether an entry of an allow list names this client: an absolute path names the
     /// executable, `uid:<n>` the user, anything else a Flatpak application id.
@@ -55,8 +79,10 @@ public struct ClientAccess: Sendable, Hashable, RawRepresentable, ExpressibleByS
     public static let restricted: ClientAccess = "restricted"
     public static let flatpak: ClientAccess = "flatpak"
 
-    /// The one rule for "sandboxed by its access": `restricted`, `flatpak` or `rejected`.
+    /// The one rule for "sandboxed by its access": `restricted`, `flatpak`, `rejected`, or
+    /// `portal` (a connection the desktop portal opens to hand to a sandboxed program: the
+    /// daemon lets it in unrestricted and the portal restricts it afterwards).
     public var confines: Bool {
-        rawValue == "restricted" || rawValue == "flatpak" || rawValue == "rejected"
+        rawValue == "restricted" || rawValue == "flatpak" || rawValue == "rejected" || rawValue == "portal"
     }
 }

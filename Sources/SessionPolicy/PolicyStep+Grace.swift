@@ -31,7 +31,9 @@ extension PolicyStep {
         let grace = configuration.resumeGraceMilliseconds
         let hasVictims = index.victimsOf[cause]?.isEmpty == false
         let ducked = t.map { $0.options.contains(.duckOthers) && $0.hasOutput } ?? false
-        guard grace > 0, let t, hasVictims || ducked else {
+        // A program that has exited can start no follow-up: nothing to wait for.
+        let exited = t.flatMap { model.clients[$0.client]?.processExited } ?? false
+        guard grace > 0, let t, hasVictims || ducked, !exited else {
             endInterruptions(causedBy: cause, resumable: resumable)
             return
         }
@@ -44,6 +46,25 @@ extension PolicyStep {
             priority: t.priority, isAlert: t.isAlert))
         if ducked { refreshAll = true }
         emit(.scheduleTimer(token: token, milliseconds: grace))
+    }
+
+    /// The client's process has exited (reported just before its removal): what it holds
+    /// now ends at once, and so does what its removal will hold.
+    mutating func clientExited(_ c: ClientID) {
+        guard var info = model.clients[c] else { return }
+        info.processExited = true
+        state.setClient(c, info)
+        endHeldEnds(of: c)
+    }
+
+    /// Ends at once what `c`'s sessions left held: no follow-up of its can come.
+    mutating func endHeldEnds(of c: ClientID) {
+        let tokens = model.held.filter { $0.value.client == c }.keys.sorted()
+        for token in tokens {
+            guard let h = state.takeHeld(token) else { continue }
+            if h.ducks { refreshAll = true }
+            endInterruptions(causedBy: h.cause, resumable: h.resumable)
+        }
     }
 
     /// The grace period of `token` is over: what it held ends now.

@@ -43,7 +43,8 @@ extension PolicyStep {
     }
 
     mutating func clientRemoved(_ c: ClientID) {
-        guard model.clients[c] != nil else { return }
+        guard let removed = model.clients[c] else { return }
+        let exited = removed.processExited
         // Streams without a declaration go first: were a declaring stream removed while
         // others remain, the client would stop declaring mid-removal and its remaining
         // streams would get gain resets (effects naming nodes gone by the end of this
@@ -57,6 +58,8 @@ extension PolicyStep {
         }
         state.setClient(c, nil)
         if state.setPlayerReport(c, nil) != nil { refreshPlayers() }
+        // Its process has exited: nothing of it can take over what it held (R7, §12).
+        if exited { endHeldEnds(of: c) }
     }
 
     mutating func streamAdded(_ n: NodeID, client c: ClientID, direction: StreamDirection, _ facts: StreamFacts) {

@@ -71,6 +71,26 @@ extension Integration {
             return (paused, (pausedTo - pausedFrom) / 4, before, after)
         }
 
+        /// R7: a call whose program has exited can start no follow-up stream, so the music
+        /// is given back at once, not after the grace period (here a minute long: waiting
+        /// for it would fail the test).
+        @Test func r7ACallWhoseProgramExitedGivesTheMusicBackWithoutTheGracePeriod() throws {
+            var options = SandboxOptions()
+            options.moduleArguments = ["resume.grace-ms": "60000"]
+            let sandbox = try Sandbox.start(options)
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let other = try tone(in: sandbox, seconds: 1, frequency: 660, name: "call.wav")
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            let call = try sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", other])
+            try sandbox.waitUntil(timeout: 10, "the music to be interrupted") { try Self.interrupted(sandbox, node) }
+            try sandbox.waitUntil(timeout: 15, "the call's program to exit") { !call.isRunning }
+            try sandbox.waitUntil(timeout: 15, "the music to play again, well within the grace period") {
+                try !Self.interrupted(sandbox, node) && Self.running(sandbox, node)
+            }
+        }
+
         @Test func r10LegacyPhoneCallPausesTheMusicAndItResumesAfterTheCall() throws {
             let r = try Self.pauseAndResume(interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] })
             #expect(r.window > 0)

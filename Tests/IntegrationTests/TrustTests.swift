@@ -67,6 +67,30 @@ extension Integration {
             #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
         }
 
+        /// A client that asks for restricted access but brings `pipewire.access =
+        /// unrestricted` among its first properties (PipeWire before 0.3.82 keeps that value,
+        /// and its access module then checks and grants nothing) cannot set silent mode:
+        /// the module reads what the daemon granted, not the property.
+        @Test func r20AClientThatBringsItsOwnUnrestrictedAccessCannotSwitchSilentModeOn() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let system = try String(contentsOfFile: DaemonSurvivalTests.restrictedClientConfig(sandbox), encoding: .utf8)
+            let conf = sandbox.directory + "/tmp/spoofed-access.conf"
+            try system.replacingOccurrences(
+                of: "pipewire.client.access = restricted",
+                with: "pipewire.client.access = restricted pipewire.access = unrestricted audio.session.control.silent-mode = true")
+                .write(toFile: conf, atomically: true, encoding: .utf8)
+            let control = try sandbox.spawn(["pw-mon"], environment: ["PIPEWIRE_CONFIG_NAME": conf])
+            defer { control.terminate() }
+            try sandbox.waitUntil(timeout: 10, "the client to connect") {
+                try Self.client(sandbox, pid: control.pid)?["audio.session.control.silent-mode"] != nil
+            }
+            let access = try Self.client(sandbox, pid: control.pid)?["pipewire.access"] as? String
+            print("trust: a client bringing pipewire.access=unrestricted is registered with pipewire.access=\(access ?? "(unset)")")
+            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+            #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
+        }
+
         @Test func r20AnotherClientWritingTheSwitchIntoAPermittedClientsPropertiesChangesNothing() throws {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }

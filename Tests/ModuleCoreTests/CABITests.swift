@@ -73,13 +73,16 @@ import Testing
         let phone = CProps(["media.role": "Phone", "application.name": "/usr/bin/linphone"])
         let client = CProps(["application.name": "/usr/bin/linphone"])
         "/usr/bin/linphone".withCString { exe in
-            var trusted = as_client_identity(executable: exe, app_id: nil, uid: 1000, access: nil, flatpak: false)
+            var trusted = as_client_identity(executable: exe, app_id: nil, uid: 1000, access: nil, flatpak: false,
+                                             core_access: 1, access_from_daemon: false)
             client.with { as_core_client_added(core, 1, $0, &trusted) }
         }
-        var unknown = as_client_identity(executable: nil, app_id: nil, uid: -1, access: nil, flatpak: false)
+        var unknown = as_client_identity(executable: nil, app_id: nil, uid: -1, access: nil, flatpak: false,
+                                         core_access: -1, access_from_daemon: true)
         client.with { as_core_client_added(core, 2, $0, &unknown) }
         "restricted".withCString { access in
-            var huge = as_client_identity(executable: nil, app_id: nil, uid: Int64.max, access: access, flatpak: true)
+            var huge = as_client_identity(executable: nil, app_id: nil, uid: Int64.max, access: access, flatpak: true,
+                                          core_access: 1, access_from_daemon: true)
             client.with { as_core_client_added(core, 3, $0, &huge) }
         }
         for c in UInt32(1)...3 {
@@ -92,10 +95,35 @@ import Testing
         #expect(priorities == [10: "call", 20: "normal", 30: "normal"])
     }
 
+    /// Call priority for every unsandboxed client (no allow list): a client that claims
+    /// unrestricted access the daemon never granted (PipeWire 0.3.65 takes a client's own
+    /// `pipewire.access`) is sandboxed and gets none.
+    @Test func aClaimedAccessTheDaemonDidNotGrantGivesNoCallPriority() throws {
+        let core = try newCore()
+        defer { as_core_free(core) }
+        let client = CProps(["application.name": "softphone"])
+        "unrestricted".withCString { access in
+            var granted = as_client_identity(executable: nil, app_id: nil, uid: 1000, access: access, flatpak: false,
+                                             core_access: 1, access_from_daemon: false)
+            client.with { as_core_client_added(core, 1, $0, &granted) }
+            var spoof = as_client_identity(executable: nil, app_id: nil, uid: 1000, access: access, flatpak: false,
+                                           core_access: 0, access_from_daemon: false)
+            client.with { as_core_client_added(core, 2, $0, &spoof) }
+        }
+        let phone = CProps(["media.role": "Phone"])
+        for c in UInt32(1)...2 { phone.with { as_core_stream_added(core, c * 10, c, AS_STREAM_OUTPUT, $0) } }
+        let priorities = Dictionary(effects.calls.metadataWrites.compactMap { w -> (UInt32, String)? in
+            guard w.key == "audio-session.session", let p = w.value?["priority"] as? String else { return nil }
+            return (w.subject, p)
+        }, uniquingKeysWith: { $1 })
+        #expect(priorities == [10: "call", 20: "normal"])
+    }
+
     @Test func nullCoreIsIgnoredByEveryEntryPoint() {
         let props = CProps(["media.role": "Music"])
         props.with { p in
-            var identity = as_client_identity(executable: nil, app_id: nil, uid: -1, access: nil, flatpak: false)
+            var identity = as_client_identity(executable: nil, app_id: nil, uid: -1, access: nil, flatpak: false,
+                                              core_access: -1, access_from_daemon: true)
             as_core_client_added(nil, 1, p, &identity)
             as_core_client_changed(nil, 1, p)
             as_core_stream_added(nil, 2, 1, AS_STREAM_OUTPUT, p)
@@ -108,6 +136,7 @@ import Testing
         as_core_stream_running(nil, 2, true)
         as_core_stream_activated(nil, 2)
         as_core_stream_faded_out(nil, 2)
+        as_core_client_exited(nil, 1)
         var facts = as_endpoint_route_facts(
             name: nil, port_type: nil, available: AS_ROUTE_AVAILABILITY_NO, unavailable: nil, n_unavailable: 0)
         as_core_endpoint_routes(nil, 3, &facts)

@@ -8,6 +8,44 @@ import Testing
     static let sandboxed = ClientIdentity(executable: "/usr/bin/pw-play", uid: 1000, access: .restricted).properties
     static let softphone = ClientIdentity(executable: "/usr/bin/linphone", uid: 1000).properties
 
+    /// Sandboxing is read from what the daemon enforced, not from `pipewire.access` alone:
+    /// on PipeWire before 0.3.82 a client could bring `pipewire.access = unrestricted`
+    /// itself, and the access module then granted it nothing.
+    @Test func anAccessTheDaemonDidNotBackIsSandboxed() {
+        // The spoof on 0.3.65: claims unrestricted, registered without access to the core.
+        #expect(ClientIdentity(access: .unrestricted, coreAccessGranted: false, accessFromDaemon: false).sandboxed)
+        // The same with a `default` it brought itself.
+        #expect(ClientIdentity(access: "default", coreAccessGranted: false, accessFromDaemon: false).sandboxed)
+        // A genuinely unrestricted client, on either generation.
+        #expect(!ClientIdentity(access: .unrestricted, coreAccessGranted: true, accessFromDaemon: false).sandboxed)
+        #expect(!ClientIdentity(access: .unrestricted, coreAccessGranted: true, accessFromDaemon: true).sandboxed)
+        // PipeWire 1.x with per-socket access: `default` is the daemon's, granted later by
+        // the session manager.
+        #expect(!ClientIdentity(access: "default", coreAccessGranted: false, accessFromDaemon: true).sandboxed)
+        // Nothing known: as before.
+        #expect(!ClientIdentity(access: .unrestricted).sandboxed)
+        #expect(ClientIdentity(access: .restricted, coreAccessGranted: true).sandboxed)
+    }
+
+    @Test func r20R10AClientWhoseAccessTheDaemonDidNotBackGetsNoSwitchAndNoCallPriority() {
+        let spoof = ClientIdentity(executable: "/usr/bin/pw-mon", uid: 1000, access: .unrestricted,
+                                   coreAccessGranted: false, accessFromDaemon: false)
+        var policy = SessionPolicy()
+        let fx = policy.handle(.clientAdded(C(1), ["audio.session.control.silent-mode": "true"], identity: spoof))
+            + policy.handle(.switchesRequested(C(1), SwitchRequest(silentMode: true)))
+        #expect(fx.contains(.switchRefused(C(1), .silentMode, reason: .sandboxed)), "\(fx)")
+        #expect(policy.global.silentMode == false)
+
+        var w = World()
+        w.legacy(10, client: 1, role: nil)
+        w.play(10)
+        w.when(.clientAdded(C(2), [:], identity: spoof))
+        w.clientProps[C(2)] = [:]
+        w.stream(20, client: 2, .output, ["media.role": "Phone"])
+        #expect(w.session(legacyS(20))?.priority == .normal)
+        #expect(!w.decide(.streamRunning(N(20), true)).contains(.pause(N(10))))
+    }
+
     @Test func r10ARestrictedClientPlayingWithRolePhoneGetsNormalPriorityAndInterruptsNoMixableAudio() {
         // A stream without a role mixes (desktop profile): only a call interrupts it (R10, R2).
         var w = World()

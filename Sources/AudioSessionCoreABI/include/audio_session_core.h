@@ -134,6 +134,14 @@ struct as_client_identity {
 	int64_t uid;		/**< `pipewire.sec.uid`, -1 if unknown */
 	const char *access;	/**< `pipewire.access` as the daemon has it; NULL if unset */
 	bool flatpak;		/**< the process runs in a Flatpak sandbox (its instance file exists) */
+	/** What the daemon granted the client on its core object by the time the client was
+	 * registered (pw_global_get_permissions: the access module gives an unrestricted
+	 * client read and execute there before registration): -1 unknown, else 0 (none
+	 * yet: the session manager decides later) or 1 (read and execute granted). */
+	int8_t core_access;
+	/** The daemon never takes `pipewire.access` from the client itself (PipeWire
+	 * 0.3.82 and later); before, a client could bring its own value. */
+	bool access_from_daemon;
 };
 
 /* Clients (one connection each). Properties are the full current set. */
@@ -142,6 +150,10 @@ void as_core_client_added(as_core *core, uint32_t client_id, const struct as_pro
 		const struct as_client_identity *identity);
 void as_core_client_changed(as_core *core, uint32_t client_id, const struct as_props *props);
 void as_core_client_removed(as_core *core, uint32_t client_id);
+/** The client's process has exited (its connection closed with it): called just before
+ * as_core_client_removed. No follow-up stream can come from it, so what its sessions
+ * interrupted or ducked is given back without the grace period. */
+void as_core_client_exited(as_core *core, uint32_t client_id);
 /** The client updated its own properties on its own connection (not another client
  * writing them): `props` is the update as it sent it. Global switch requests and MPRIS
  * reports are read from here only. */
