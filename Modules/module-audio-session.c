@@ -116,8 +116,9 @@
  *   between the streams of one utterance). A session of the same program
  *   with the same declaration that starts within it takes them over: speech
  *   synthesizers that open a stream per phrase do not give the audio back in
- *   every gap. 0 ends them at once. A session whose program has exited, or
- *   that deactivated explicitly, ends them at once whatever this is.
+ *   every gap. 0 ends them at once. A session whose client has gone (the
+ *   program quit), or that deactivated explicitly, ends them at once whatever
+ *   this is.
  * - `legacy.resume-on-device-return`: `true` or `false` (default): resume
  *   legacy streams paused by a private output's loss when it comes back.
  * - `alerts.prefer-no-interruptions`: `mix` (default) or `holdBack`: what alerts
@@ -747,11 +748,6 @@ static int8_t core_access_granted(struct impl *impl, struct pw_impl_client *clie
 static void client_destroy(void *data)
 {
 	struct client_entry *c = data;
-	const struct pw_properties *props = pw_impl_client_get_properties(c->client);
-	/* A program that has exited can start no follow-up stream: what its sessions
-	 * interrupted or ducked need not wait for one (the grace period). */
-	if (props != NULL && as_identity_process_exited(&props->dict))
-		as_core_client_exited(c->impl->core, c->id);
 	as_core_client_removed(c->impl->core, c->id);
 	client_forget(c);
 }

@@ -27,10 +27,4 @@ struct as_identity_buffer {
 void as_identity_read(const struct spa_dict *client_props, struct as_client_identity *identity,
 		struct as_identity_buffer *buf);
 
-/** Whether the client's program has exited (gone, or a zombie waiting for its parent):
- * the process behind `pipewire.sec.pid`, or, when that one lives (pipewire-pulse
- * connects for its programs), the one its `application.process.id` names. False when
- * neither is known to have exited. */
-bool as_identity_process_exited(const struct spa_dict *client_props);
-
 #endif /* AUDIO_SESSION_IDENTITY_H */

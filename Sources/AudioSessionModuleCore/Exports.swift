@@ -141,11 +141,6 @@ public func as_core_stream_activated(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.streamActivatedByOwner(NodeID(id)))
 }
 
-@_cdecl("as_core_client_exited")
-public func as_core_client_exited(_ p: OpaquePointer?, _ id: UInt32) {
-    core(p)?.handle(.clientExited(ClientID(id)))
-}
-
 @_cdecl("as_core_stream_faded_out")
 public func as_core_stream_faded_out(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.streamFadedOut(NodeID(id)))

@@ -14,7 +14,7 @@ public enum Effect: Sendable, Equatable {
     /// R42: ramp the policy's own gain on the node (the same gain as `duck`) to `gain` over
     /// `milliseconds` with the interruption fade's shape: to silence (`gain` 0), or from
     /// where it is back to the duck gain. Steps stay audible-small while the audio is
-    /// loud and go to silence once it is 40 dB or more down. A fade to silence is
+    /// loud and go to silence once it is 42 dB down. A fade to silence is
     /// answered with `Event.streamFadedOut` once the stream has taken its last step.
     case fade(NodeID, gain: Float, milliseconds: UInt32)
     /// Set (`true`) or clear the policy's `softMute` on the node (R20, R21).

@@ -9,10 +9,6 @@ public enum Event: Sendable, Equatable {
     /// The client updated its properties (`pw_core_update_properties`): the full new set.
     case clientChanged(ClientID, ClientFacts)
     case clientRemoved(ClientID)
-    /// The client's process has exited (the module found it gone, or a zombie, when its
-    /// connection closed), reported just before `clientRemoved`: no follow-up stream can
-    /// come from it, so what it holds for the grace period ends at once.
-    case clientExited(ClientID)
     /// A stream node appeared. `direction` is `output` for `Stream/Output/Audio`.
     case streamAdded(NodeID, client: ClientID, direction: StreamDirection, StreamFacts)
     /// The stream's properties changed (`pw_stream_update_properties`): the full new set.

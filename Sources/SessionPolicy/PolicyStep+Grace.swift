@@ -3,7 +3,9 @@
 /// would otherwise give the audio back in each gap of a few milliseconds. The end of
 /// the interruptions and of the duck is held for `resumeGraceMilliseconds`; a session
 /// of the same program with the same declaration that starts within it takes them over.
-/// An explicit `setActive(false)` ends them at once: the program said what it meant.
+/// An explicit `setActive(false)` ends them at once: the program said what it meant. So
+/// does a client that goes (its connection closed: the program quit, or the call program
+/// hung up and disconnected): nothing of it can follow.
 
 /// An interruption cause and its duck, held after the session went.
 struct HeldEnd: Equatable {
@@ -31,9 +33,9 @@ extension PolicyStep {
         let grace = configuration.resumeGraceMilliseconds
         let hasVictims = index.victimsOf[cause]?.isEmpty == false
         let ducked = t.map { $0.options.contains(.duckOthers) && $0.hasOutput } ?? false
-        // A program that has exited can start no follow-up: nothing to wait for.
-        let exited = t.flatMap { model.clients[$0.client]?.processExited } ?? false
-        guard grace > 0, let t, hasVictims || ducked, !exited else {
+        // Its client is going: no follow-up can come from it, nothing to wait for.
+        let going = t.map { $0.client == clientGoing } ?? false
+        guard grace > 0, let t, hasVictims || ducked, !going else {
             endInterruptions(causedBy: cause, resumable: resumable)
             return
         }
@@ -48,16 +50,8 @@ extension PolicyStep {
         emit(.scheduleTimer(token: token, milliseconds: grace))
     }
 
-    /// The client's process has exited (reported just before its removal): what it holds
-    /// now ends at once, and so does what its removal will hold.
-    mutating func clientExited(_ c: ClientID) {
-        guard var info = model.clients[c] else { return }
-        info.processExited = true
-        state.setClient(c, info)
-        endHeldEnds(of: c)
-    }
-
-    /// Ends at once what `c`'s sessions left held: no follow-up of its can come.
+    /// Ends at once what `c`'s sessions left held: its client has gone, so no follow-up of
+    /// its can come.
     mutating func endHeldEnds(of c: ClientID) {
         let tokens = model.held.filter { $0.value.client == c }.keys.sorted()
         for token in tokens {

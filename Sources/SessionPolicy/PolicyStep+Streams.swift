@@ -43,8 +43,11 @@ extension PolicyStep {
     }
 
     mutating func clientRemoved(_ c: ClientID) {
-        guard let removed = model.clients[c] else { return }
-        let exited = removed.processExited
+        guard model.clients[c] != nil else { return }
+        // A client that has gone can start no follow-up stream: what its sessions caused
+        // ends at once, without the grace period (`endOrHold`).
+        clientGoing = c
+        defer { clientGoing = nil }
         // Streams without a declaration go first: were a declaring stream removed while
         // others remain, the client would stop declaring mid-removal and its remaining
         // streams would get gain resets (effects naming nodes gone by the end of this
@@ -58,8 +61,8 @@ extension PolicyStep {
         }
         state.setClient(c, nil)
         if state.setPlayerReport(c, nil) != nil { refreshPlayers() }
-        // Its process has exited: nothing of it can take over what it held (R7, §12).
-        if exited { endHeldEnds(of: c) }
+        // What its streams left held before it went ends now too (R7, §12).
+        endHeldEnds(of: c)
     }
 
     mutating func streamAdded(_ n: NodeID, client c: ClientID, direction: StreamDirection, _ facts: StreamFacts) {

@@ -23,6 +23,9 @@ struct PolicyStep: PolicyReading {
     /// Faded streams this event let play again (R42): they fade back in at the end of the
     /// event, to the gain the event leaves them with.
     var fadeIns: [NodeID] = []
+    /// The client being removed in this event (`clientRemoved`): its sessions' ends are
+    /// not held for a follow-up.
+    var clientGoing: ClientID?
 
     /// The storage of a step's two scratch sets between events: always empty, kept so that
     /// the next step fills them without allocating (unless a fan-out made them large).

@@ -83,7 +83,6 @@ public struct SessionPolicy: Sendable {
             step.clientChanged(c, f)
             if let refusal { step.notify(.client(c), .declarationRefused(refusal)) }
         case .clientRemoved(let c): step.clientRemoved(c)
-        case .clientExited(let c): step.clientExited(c)
         case .streamAdded(let n, let c, let direction, let facts):
             if direction == .input && facts.recordsMonitor {
                 step.monitorAdded(n)

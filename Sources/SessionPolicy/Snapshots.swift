@@ -53,8 +53,6 @@ public struct GlobalSnapshot: Sendable, Equatable {
 /// A client as the policy knows it.
 public struct ClientInfo: Sendable, Equatable {
     public var facts: ClientFacts
-    /// Its process has exited (`Event.clientExited`): it is going away.
-    public var processExited: Bool = false
     /// The declaration in force (the last valid one), from the client properties.
     public var declaration: Declaration?
     public init(facts: ClientFacts, declaration: Declaration? = nil) {

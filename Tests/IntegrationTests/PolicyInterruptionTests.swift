@@ -71,10 +71,10 @@ extension Integration {
             return (paused, (pausedTo - pausedFrom) / 4, before, after)
         }
 
-        /// R7: a call whose program has exited can start no follow-up stream, so the music
-        /// is given back at once, not after the grace period (here a minute long: waiting
-        /// for it would fail the test).
-        @Test func r7ACallWhoseProgramExitedGivesTheMusicBackWithoutTheGracePeriod() throws {
+        /// R7: a call program that has quit (its client is gone) can start no follow-up
+        /// stream, so the music is given back at once, not after the grace period (here a
+        /// minute long: waiting for it would fail the test).
+        @Test func r7ACallWhoseProgramQuitGivesTheMusicBackWithoutTheGracePeriod() throws {
             var options = SandboxOptions()
             options.moduleArguments = ["resume.grace-ms": "60000"]
             let sandbox = try Sandbox.start(options)

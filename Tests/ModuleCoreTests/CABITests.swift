@@ -136,7 +136,6 @@ import Testing
         as_core_stream_running(nil, 2, true)
         as_core_stream_activated(nil, 2)
         as_core_stream_faded_out(nil, 2)
-        as_core_client_exited(nil, 1)
         var facts = as_endpoint_route_facts(
             name: nil, port_type: nil, available: AS_ROUTE_AVAILABILITY_NO, unavailable: nil, n_unavailable: 0)
         as_core_endpoint_routes(nil, 3, &facts)

@@ -150,10 +150,6 @@ void as_core_client_added(as_core *core, uint32_t client_id, const struct as_pro
 		const struct as_client_identity *identity);
 void as_core_client_changed(as_core *core, uint32_t client_id, const struct as_props *props);
 void as_core_client_removed(as_core *core, uint32_t client_id);
-/** The client's process has exited (its connection closed with it): called just before
- * as_core_client_removed. No follow-up stream can come from it, so what its sessions
- * interrupted or ducked is given back without the grace period. */
-void as_core_client_exited(as_core *core, uint32_t client_id);
 /** The client updated its own properties on its own connection (not another client
  * writing them): `props` is the update as it sent it. Global switch requests and MPRIS
  * reports are read from here only. */
