@@ -114,7 +114,8 @@ public final class Sandbox: @unchecked Sendable {
         }
         let pwConf = directory + "/pipewire-config"
         try SandboxConfig.writePipeWireConfig(to: pwConf, from: pipewire, loadModule: options.loadModule,
-                                              moduleArguments: options.moduleArguments)
+                                              moduleArguments: options.moduleArguments,
+                                              accessRestricted: options.accessRestricted)
         try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire,
                                                  roleLoopbacks: options.roleLoopbacks, roleDuckLevel: options.roleDuckLevel)
 

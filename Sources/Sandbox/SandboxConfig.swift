@@ -147,8 +147,18 @@ enum SandboxConfig {
     /// Writes the private PipeWire configuration directory: copies of the installed
     /// configuration files without real-time (module-rt) and X11 (module-x11-bell)
     /// modules, and, when `module` is given, the drop-in that loads it.
+    /// `text` (a pipewire.conf) with `executables` in the access module's `access.restricted`.
+    static func restricting(_ executables: [String], in text: String) throws -> String {
+        guard let module = text.range(of: "name = libpipewire-module-access"),
+              let args = text.range(of: "args = {", range: module.upperBound..<text.endIndex) else {
+            throw SandboxError.spawnFailed(program: "pipewire", reason: "no libpipewire-module-access with args in pipewire.conf")
+        }
+        let list = executables.map { "\"\($0)\"" }.joined(separator: " ")
+        return text.replacingCharacters(in: args, with: "args = {\n            access.restricted = [ \(list) ]")
+    }
+
     static func writePipeWireConfig(to dir: String, from install: PipeWireInstall, loadModule: Bool,
-                                    moduleArguments: [String: String] = [:]) throws {
+                                    moduleArguments: [String: String] = [:], accessRestricted: [String] = []) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let dataDirs = install.configurationDataDirectories
@@ -157,7 +167,10 @@ enum SandboxConfig {
         }
         for file in try fm.contentsOfDirectory(atPath: source) where file.hasSuffix(".conf") {
             let text = try String(contentsOfFile: source + "/" + file, encoding: .utf8)
-            let cleaned = removingModules(["libpipewire-module-rt", "libpipewire-module-x11-bell"], from: text)
+            var cleaned = removingModules(["libpipewire-module-rt", "libpipewire-module-x11-bell"], from: text)
+            if file == "pipewire.conf" && !accessRestricted.isEmpty {
+                cleaned = try restricting(accessRestricted, in: cleaned)
+            }
             try cleaned.write(toFile: dir + "/" + file, atomically: true, encoding: .utf8)
         }
         let dropins = dir + "/pipewire.conf.d"

@@ -71,6 +71,9 @@ public struct SandboxOptions: Sendable {
     public var moduleDirectory: String?
     /// Arguments of the module (`duck.level`, `resume.grace-ms`, …), as SPA-JSON values.
     public var moduleArguments: [String: String] = [:]
+    /// Executables the daemon's access module restricts (its `access.restricted` list). Only
+    /// PipeWire before 0.3.83 reads the list; later versions ignore it.
+    public var accessRestricted: [String] = []
     /// Print every command the sandbox runs, and its daemon PIDs, through `progress`.
     public var verbose: Bool
     /// Start pipewire-pulse (for pulse clients: paplay, pactl).

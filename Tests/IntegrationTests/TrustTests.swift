@@ -91,6 +91,38 @@ extension Integration {
             #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
         }
 
+        /// The daemon's own access module restricts `pw-mon` (`access.restricted`), and the
+        /// client brings `pipewire.access = unrestricted`: PipeWire 0.3.65 keeps that value
+        /// and skips its list, granting nothing; the module reads what was granted and
+        /// refuses the switch. PipeWire 1.x ignores both the client's value and the list (it
+        /// is deprecated there), so the client is really unrestricted and may set it.
+        @Test func r20AClientTheAccessModuleRestrictsCannotLiftItselfWithItsOwnAccess() throws {
+            var options = SandboxOptions()
+            options.accessRestricted = ["/usr/bin/pw-mon"]
+            let sandbox = try Sandbox.start(options)
+            defer { sandbox.stop() }
+            let system = try String(contentsOfFile: "/usr/share/pipewire/client.conf", encoding: .utf8)
+            guard let r = system.range(of: "context.properties = {") else { throw TestFailure("no context.properties in client.conf") }
+            let conf = sandbox.directory + "/tmp/restricted-by-daemon.conf"
+            try system.replacingCharacters(
+                in: r, with: "context.properties = { pipewire.access = unrestricted audio.session.control.silent-mode = true")
+                .write(toFile: conf, atomically: true, encoding: .utf8)
+            let control = try sandbox.spawn(["pw-mon"], environment: ["PIPEWIRE_CONFIG_NAME": conf])
+            defer { control.terminate() }
+            try sandbox.waitUntil(timeout: 10, "the client to connect") {
+                try Self.client(sandbox, pid: control.pid)?["audio.session.control.silent-mode"] != nil
+            }
+            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+            // The daemon's own version: its access module reads the list before 0.3.83.
+            let version = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Core")
+                .compactMap { ($0["info"] as? [String: Any])?["version"] as? String }.first ?? ""
+            let parts = version.split(separator: ".").compactMap { Int($0) }
+            guard parts.count == 3 else { throw TestFailure("the daemon's version is unreadable: \(version)") }
+            let listHonoured = parts[0] == 0 && (parts[1] < 3 || (parts[1] == 3 && parts[2] < 83))
+            print("trust: pw-mon restricted by the daemon's list (\(listHonoured ? "read" : "ignored") by PipeWire \(version)) sets silent mode: \(String(describing: global?["silentMode"]))")
+            #expect(global?["silentMode"] as? Bool == !listHonoured, "\(String(describing: global))")
+        }
+
         @Test func r20AnotherClientWritingTheSwitchIntoAPermittedClientsPropertiesChangesNothing() throws {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }
