@@ -156,12 +156,8 @@ public final class ModuleCore {
         case .duck(let node, let gain, let ramp):
             effects.duck?(data, node.raw, gain, ramp)
         case .fade(let node, let gain, let milliseconds):
-            // Set to 0 ms in `init` when the module has no fade: the duck's ramp restores.
-            if effects.version >= 4, let fade = effects.fade {
-                fade(data, node.raw, gain, milliseconds)
-            } else {
-                effects.duck?(data, node.raw, gain, milliseconds)
-            }
+            // Never decided without the callback: `init` turns the fades off then.
+            if effects.version >= 4 { effects.fade?(data, node.raw, gain, milliseconds) }
         case .silence(let node, let on):
             effects.silence?(data, node.raw, on)
         case .notify(let session, let notification):

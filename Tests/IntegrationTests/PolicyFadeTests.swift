@@ -40,15 +40,7 @@ extension Integration {
             let b = levels.blocks
             guard from < b.count else { throw TestFailure("no blocks after the call's start") }
             // The silence: the longest run of blocks below `silent` after the call started.
-            var best: Range<Int>?
-            var start: Int?
-            for i in from..<b.count {
-                if !(b[i] > silent) { if start == nil { start = i } } else if let s = start {
-                    if (best?.count ?? 0) < i - s { best = s..<i }
-                    start = nil
-                }
-            }
-            guard let silence = best, silence.count >= 5 else { throw TestFailure("the music never went silent after the call started") }
+            guard let silence = levels.longestRun(below: silent, from: from), silence.count >= 5 else { throw TestFailure("the music never went silent after the call started") }
             // The first block 1 dB down; a cut has none before the silence.
             let fadeStart = (from..<silence.lowerBound).first { b[$0] < level - 1 && b[$0] > silent } ?? silence.lowerBound
             // Drops between consecutive sounding blocks (a dropout, a block of digital silence
@@ -127,35 +119,32 @@ extension Integration {
             #expect(abs(f.after - (backTo ?? f.level)) <= 1, "after \(f.after), expected \(backTo ?? f.level)")
         }
 
-        @Test func r42ALegacyCallFadesLegacyMusicOutAndBackIn() throws {
+        /// One call over music in a fresh sandbox, read and checked against R42's figures.
+        static func expectFadeAroundACall(_ name: String, victim: [String]? = nil, interrupter: (String) -> [String],
+                                          environment: [String: String] = [:]) throws {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }
-            let r = try Self.recordAround(sandbox, interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] })
-            let f = try Self.fade(r.levels, from: r.from, level: r.level)
-            Self.report("legacy call over legacy music", f)
-            Self.expectFade(f)
+            let r = try recordAround(sandbox, victim: victim, interrupter: interrupter, environment: environment)
+            let f = try fade(r.levels, from: r.from, level: r.level)
+            report(name, f)
+            expectFade(f)
+        }
+
+        @Test func r42ALegacyCallFadesLegacyMusicOutAndBackIn() throws {
+            try Self.expectFadeAroundACall("legacy call over legacy music",
+                                           interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] })
         }
 
         @Test func r42ALegacyCallFadesAPulseClientsMusicOutAndBackIn() throws {
-            let sandbox = try Sandbox.start(SandboxOptions())
-            defer { sandbox.stop() }
-            let r = try Self.recordAround(sandbox, victim: ["paplay", "--property=media.role=Music"],
-                                          interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] })
-            let f = try Self.fade(r.levels, from: r.from, level: r.level)
-            Self.report("legacy call over paplay", f)
-            Self.expectFade(f)
+            try Self.expectFadeAroundACall("legacy call over paplay", victim: ["paplay", "--property=media.role=Music"],
+                                           interrupter: { ["pw-play", "--media-role", "Phone", "--target", "speaker", $0] })
         }
 
         @Test func r42ADeclaredVoiceChatCallFadesTheMusicOutAndBackIn() throws {
-            let sandbox = try Sandbox.start(SandboxOptions())
-            defer { sandbox.stop() }
             let declaration = "{ audio.session.category=playAndRecord audio.session.mode=voiceChat " +
                 "audio.session.deactivation=notifyOthersOnDeactivation }"
-            let r = try Self.recordAround(sandbox, interrupter: { ["pw-play", "--target", "speaker", $0] },
-                                          environment: ["PIPEWIRE_PROPS": declaration])
-            let f = try Self.fade(r.levels, from: r.from, level: r.level)
-            Self.report("declared voiceChat call", f)
-            Self.expectFade(f)
+            try Self.expectFadeAroundACall("declared voiceChat call", interrupter: { ["pw-play", "--target", "speaker", $0] },
+                                           environment: ["PIPEWIRE_PROPS": declaration])
         }
 
         /// A prompt ducks the music, then a call comes: the music fades from its duck level

@@ -134,11 +134,11 @@ struct Levels {
         range.clamped(to: 0..<blocks.count).filter { !blocks[$0].isFinite }.count
     }
 
-    /// The longest run of consecutive blocks below `threshold`.
-    func longestRun(below threshold: Double) -> Range<Int>? {
+    /// The longest run of consecutive blocks below `threshold`, from block `first` on.
+    func longestRun(below threshold: Double, from first: Int = 0) -> Range<Int>? {
         var best: Range<Int>?
         var start: Int?
-        for (i, l) in blocks.enumerated() {
+        for (i, l) in blocks.enumerated() where i >= first {
             if l < threshold { if start == nil { start = i } } else if let s = start {
                 if (best?.count ?? 0) < i - s { best = s..<i }
                 start = nil

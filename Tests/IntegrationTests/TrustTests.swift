@@ -48,23 +48,34 @@ extension Integration {
             #expect(try sandbox.sessionState(subject: trustedNode)?["priority"] as? String == "call")
         }
 
-        @Test func r20ARestrictedClientCannotSwitchSilentModeOn() throws {
-            let sandbox = try Sandbox.start(SandboxOptions())
-            defer { sandbox.stop() }
-            let system = try String(contentsOfFile: DaemonSurvivalTests.restrictedClientConfig(sandbox), encoding: .utf8)
-            let conf = sandbox.directory + "/tmp/restricted-silent.conf"
-            try system.replacingOccurrences(of: "pipewire.client.access = restricted",
-                                            with: "pipewire.client.access = restricted audio.session.control.silent-mode = true")
+        /// Connects `pw-mon` with `properties` among the first properties it sends (a
+        /// client.conf written for it) and waits until the module has decided on it (pw-dump
+        /// lists its switch key): its `pipewire.access` as registered, and the published
+        /// global state's silent mode.
+        static func connectControl(_ sandbox: Sandbox, with properties: String, name: String) throws
+            -> (access: String?, silentMode: Bool?, global: String) {
+            let system = try String(contentsOfFile: "/usr/share/pipewire/client.conf", encoding: .utf8)
+            guard let r = system.range(of: "context.properties = {") else { throw TestFailure("no context.properties in client.conf") }
+            let conf = sandbox.directory + "/tmp/\(name).conf"
+            try system.replacingCharacters(in: r, with: "context.properties = { " + properties)
                 .write(toFile: conf, atomically: true, encoding: .utf8)
             let control = try sandbox.spawn(["pw-mon"], environment: ["PIPEWIRE_CONFIG_NAME": conf])
             defer { control.terminate() }
-            // Registered (pw-dump lists it) means the module has decided on it.
-            try sandbox.waitUntil(timeout: 10, "the restricted client to connect") {
-                try Self.client(sandbox, pid: control.pid)?["audio.session.control.silent-mode"] != nil
+            try sandbox.waitUntil(timeout: 10, "the client to connect") {
+                try client(sandbox, pid: control.pid)?["audio.session.control.silent-mode"] != nil
             }
-            #expect(try Self.client(sandbox, pid: control.pid)?["pipewire.access"] as? String == "restricted")
+            let access = try client(sandbox, pid: control.pid)?["pipewire.access"] as? String
             let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
-            #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
+            return (access, global?["silentMode"] as? Bool, String(describing: global))
+        }
+
+        @Test func r20ARestrictedClientCannotSwitchSilentModeOn() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let c = try Self.connectControl(
+                sandbox, with: "pipewire.client.access = restricted audio.session.control.silent-mode = true", name: "restricted-silent")
+            #expect(c.access == "restricted")
+            #expect(c.silentMode == false, "\(c.global)")
         }
 
         /// A client that asks for restricted access but brings `pipewire.access =
@@ -74,21 +85,11 @@ extension Integration {
         @Test func r20AClientThatBringsItsOwnUnrestrictedAccessCannotSwitchSilentModeOn() throws {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }
-            let system = try String(contentsOfFile: DaemonSurvivalTests.restrictedClientConfig(sandbox), encoding: .utf8)
-            let conf = sandbox.directory + "/tmp/spoofed-access.conf"
-            try system.replacingOccurrences(
-                of: "pipewire.client.access = restricted",
-                with: "pipewire.client.access = restricted pipewire.access = unrestricted audio.session.control.silent-mode = true")
-                .write(toFile: conf, atomically: true, encoding: .utf8)
-            let control = try sandbox.spawn(["pw-mon"], environment: ["PIPEWIRE_CONFIG_NAME": conf])
-            defer { control.terminate() }
-            try sandbox.waitUntil(timeout: 10, "the client to connect") {
-                try Self.client(sandbox, pid: control.pid)?["audio.session.control.silent-mode"] != nil
-            }
-            let access = try Self.client(sandbox, pid: control.pid)?["pipewire.access"] as? String
-            print("trust: a client bringing pipewire.access=unrestricted is registered with pipewire.access=\(access ?? "(unset)")")
-            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
-            #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
+            let c = try Self.connectControl(
+                sandbox, with: "pipewire.client.access = restricted pipewire.access = unrestricted audio.session.control.silent-mode = true",
+                name: "spoofed-access")
+            print("trust: a client bringing pipewire.access=unrestricted is registered with pipewire.access=\(c.access ?? "(unset)")")
+            #expect(c.silentMode == false, "\(c.global)")
         }
 
         /// The daemon's own access module restricts `pw-mon` (`access.restricted`), and the
@@ -101,26 +102,16 @@ extension Integration {
             options.accessRestricted = ["/usr/bin/pw-mon"]
             let sandbox = try Sandbox.start(options)
             defer { sandbox.stop() }
-            let system = try String(contentsOfFile: "/usr/share/pipewire/client.conf", encoding: .utf8)
-            guard let r = system.range(of: "context.properties = {") else { throw TestFailure("no context.properties in client.conf") }
-            let conf = sandbox.directory + "/tmp/restricted-by-daemon.conf"
-            try system.replacingCharacters(
-                in: r, with: "context.properties = { pipewire.access = unrestricted audio.session.control.silent-mode = true")
-                .write(toFile: conf, atomically: true, encoding: .utf8)
-            let control = try sandbox.spawn(["pw-mon"], environment: ["PIPEWIRE_CONFIG_NAME": conf])
-            defer { control.terminate() }
-            try sandbox.waitUntil(timeout: 10, "the client to connect") {
-                try Self.client(sandbox, pid: control.pid)?["audio.session.control.silent-mode"] != nil
-            }
-            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
             // The daemon's own version: its access module reads the list before 0.3.83.
             let version = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Core")
                 .compactMap { ($0["info"] as? [String: Any])?["version"] as? String }.first ?? ""
             let parts = version.split(separator: ".").compactMap { Int($0) }
             guard parts.count == 3 else { throw TestFailure("the daemon's version is unreadable: \(version)") }
             let listHonoured = parts[0] == 0 && (parts[1] < 3 || (parts[1] == 3 && parts[2] < 83))
-            print("trust: pw-mon restricted by the daemon's list (\(listHonoured ? "read" : "ignored") by PipeWire \(version)) sets silent mode: \(String(describing: global?["silentMode"]))")
-            #expect(global?["silentMode"] as? Bool == !listHonoured, "\(String(describing: global))")
+            let c = try Self.connectControl(
+                sandbox, with: "pipewire.access = unrestricted audio.session.control.silent-mode = true", name: "restricted-by-daemon")
+            print("trust: pw-mon restricted by the daemon's list (\(listHonoured ? "read" : "ignored") by PipeWire \(version)) sets silent mode: \(String(describing: c.silentMode))")
+            #expect(c.silentMode == !listHonoured, "\(c.global)")
         }
 
         @Test func r20AnotherClientWritingTheSwitchIntoAPermittedClientsPropertiesChangesNothing() throws {

@@ -23,6 +23,14 @@ import Testing
         return try #require(core, "as_core_new failed: \(message)")
     }
 
+    /// The priority last published for each session subject.
+    func publishedPriorities() -> [UInt32: String] {
+        Dictionary(effects.calls.metadataWrites.compactMap { w -> (UInt32, String)? in
+            guard w.key == "audio-session.session", let p = w.value?["priority"] as? String else { return nil }
+            return (w.subject, p)
+        }, uniquingKeysWith: { $1 })
+    }
+
     /// Stream ids the core heard of as streams (through `as_core_stream_added`).
     func expectEffectsNameOnly(streams known: Set<UInt32>, clients: Set<UInt32> = []) {
         for call in effects.calls {
@@ -88,10 +96,7 @@ import Testing
         for c in UInt32(1)...3 {
             phone.with { as_core_stream_added(core, c * 10, c, AS_STREAM_OUTPUT, $0) }
         }
-        let priorities = Dictionary(effects.calls.metadataWrites.compactMap { w -> (UInt32, String)? in
-            guard w.key == "audio-session.session", let p = w.value?["priority"] as? String else { return nil }
-            return (w.subject, p)
-        }, uniquingKeysWith: { $1 })
+        let priorities = publishedPriorities()
         #expect(priorities == [10: "call", 20: "normal", 30: "normal"])
     }
 
@@ -112,10 +117,7 @@ import Testing
         }
         let phone = CProps(["media.role": "Phone"])
         for c in UInt32(1)...2 { phone.with { as_core_stream_added(core, c * 10, c, AS_STREAM_OUTPUT, $0) } }
-        let priorities = Dictionary(effects.calls.metadataWrites.compactMap { w -> (UInt32, String)? in
-            guard w.key == "audio-session.session", let p = w.value?["priority"] as? String else { return nil }
-            return (w.subject, p)
-        }, uniquingKeysWith: { $1 })
+        let priorities = publishedPriorities()
         #expect(priorities == [10: "call", 20: "normal"])
     }
 
