@@ -126,6 +126,13 @@
  * - `calls.from-graph`: `true` (default) or `false`: a program that declares
  *   nothing and captures a microphone while it plays (a call in a browser) is
  *   a call; one that only captures is a recording.
+ * - `calls.listen`: `true` (default) or `false`: whether such a program's
+ *   output counts only once it carried sound. The module listens to the
+ *   level of a capturing program's outputs (a link inside the daemon into a
+ *   probe that keeps nothing but whether a sample rose above -70 dBFS) until
+ *   one does, so a program that records while it plays silence (Firefox
+ *   does, for a page that only records) is a recording, not a call. `false`
+ *   takes every running output as sound.
  * - `role.table`: overrides of the `media.role` table, for example
  *   `{ Game = { category = ambient } }`.
  *
@@ -176,6 +183,7 @@ PW_LOG_TOPIC(mod_topic, "mod." NAME);
 			"( legacy.resume-on-device-return=<bool> ) "		\
 			"( alerts.prefer-no-interruptions=<mix|holdBack> ) "	\
 			"( calls.from-graph=<bool> ) "				\
+			"( calls.listen=<bool> ) "				\
 			"( role.table={ <role> = { category=<c> mode=<m> options=<o> } ... } ) "
 
 #define METADATA_NAME	"audio-session"

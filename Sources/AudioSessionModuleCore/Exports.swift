@@ -146,6 +146,11 @@ public func as_core_stream_faded_out(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.streamFadedOut(NodeID(id)))
 }
 
+@_cdecl("as_core_stream_heard")
+public func as_core_stream_heard(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.streamHeard(NodeID(id)))
+}
+
 @_cdecl("as_core_stream_removed")
 public func as_core_stream_removed(_ p: OpaquePointer?, _ id: UInt32) {
     core(p)?.handle(.streamRemoved(NodeID(id)))

@@ -21,6 +21,9 @@ public enum ModuleArguments {
         // over for long, long enough that the cut is not heard as a click).
         c.fadeOutMilliseconds = 300
         c.fadeInMilliseconds = 500
+        // R43: a program's output counts towards a call once it carried sound, so a program
+        // that only records while it plays silence (Firefox does) is a recording.
+        c.listensToOutputs = true
         return c
     }
 
@@ -50,7 +53,7 @@ public enum ModuleArguments {
         "profile", "duck.level", "duck.strong-level", "duck.strong-for-prompts", "duck.ramp-down-ms",
         "duck.ramp-up-ms", "resume.grace-ms", "private.outputs", "private.form-factors", "call.allowed-applications",
         "control.allowed-applications", "interrupt.denied-applications", "legacy.resume-on-device-return", "alerts.prefer-no-interruptions",
-        "role.table", "calls.from-graph", "fade.out-ms", "fade.in-ms",
+        "role.table", "calls.from-graph", "calls.listen", "fade.out-ms", "fade.in-ms",
     ]
 
     static func fail(_ key: String, _ expected: String) -> Failure {
@@ -119,6 +122,9 @@ public enum ModuleArguments {
         case "calls.from-graph":
             guard let b = v.bool else { return fail(key, "true or false") }
             c.callsFromGraph = b
+        case "calls.listen":
+            guard let b = v.bool else { return fail(key, "true or false") }
+            c.listensToOutputs = b
         case "alerts.prefer-no-interruptions":
             guard let s = v.string, let p = PolicyConfiguration.AlertPolicy(rawValue: s) else {
                 return fail(key, "mix or holdBack")

@@ -35,6 +35,8 @@ public final class ModuleCore {
             configuration.fadeOutMilliseconds = 0
             configuration.fadeInMilliseconds = 0
         }
+        // R43: without the listen effect nothing would report sound: every output counts.
+        if !(effects.version >= 5 && effects.listen != nil) { configuration.listensToOutputs = false }
         // MPRIS reports are accepted from the daemon's own user (the policy decides).
         if configuration.daemonUserID == nil { configuration.daemonUserID = Self.currentUserID() }
         self.policy = SessionPolicy(configuration: configuration)
@@ -158,6 +160,9 @@ public final class ModuleCore {
         case .fade(let node, let gain, let milliseconds):
             // Never decided without the callback: `init` turns the fades off then.
             if effects.version >= 4 { effects.fade?(data, node.raw, gain, milliseconds) }
+        case .listen(let node, let on):
+            // Never decided without the callback: `init` turns listening off then.
+            if effects.version >= 5 { effects.listen?(data, node.raw, on) }
         case .silence(let node, let on):
             effects.silence?(data, node.raw, on)
         case .notify(let session, let notification):

@@ -17,6 +17,10 @@ public enum Effect: Sendable, Equatable {
     /// loud and go to silence once it is 42 dB down. A fade to silence is
     /// answered with `Event.streamFadedOut` once the stream has taken its last step.
     case fade(NodeID, gain: Float, milliseconds: UInt32)
+    /// R43: start (`true`) or stop listening to an output stream's level. The module answers
+    /// with `Event.streamHeard` once the stream carries sound (or at once when it cannot
+    /// listen). It keeps nothing of what it hears but that.
+    case listen(NodeID, Bool)
     /// Set (`true`) or clear the policy's `softMute` on the node (R20, R21).
     case silence(NodeID, Bool)
     /// Deliver a notification to a session, in order.

@@ -27,6 +27,9 @@ public enum Event: Sendable, Equatable {
     /// The fade to silence of `Effect.fade(node, gain: 0, …)` has reached the stream
     /// (R42): the policy pauses it now.
     case streamFadedOut(NodeID)
+    /// The output stream the module listens to (`Effect.listen`) carried sound (R43): a
+    /// program that captures a microphone while this plays is in a call.
+    case streamHeard(NodeID)
     case streamRemoved(NodeID)
     /// A sink or source appeared (its node and device properties read together).
     case endpointAdded(NodeID, kind: EndpointKind, EndpointFacts)

@@ -123,6 +123,14 @@ public struct PolicyConfiguration: Sendable, Equatable {
     /// R43: calls and recordings recognised from the graph (a program that captures a
     /// microphone while it plays). Default on; `calls.from-graph = false` turns it off.
     public var callsFromGraph: Bool = true
+    /// R43: whether a program's output counts towards a call only once it carried sound
+    /// (the module listens to it: `Effect.listen`). Off (the core's default), every running
+    /// output counts; the module turns it on, and `calls.listen = false` turns it off.
+    public var listensToOutputs: Bool = false
+    /// R43: at most this many output streams of one program, and of all programs, are
+    /// listened to at once; one beyond counts as sound, as without listening.
+    public var listenedStreamsPerProgram: Int = 4
+    public var listenedStreamsInAll: Int = 32
     /// The user the daemon runs as: MPRIS reports are accepted from this user's
     /// unsandboxed clients only; nil accepts none.
     public var daemonUserID: UInt32?

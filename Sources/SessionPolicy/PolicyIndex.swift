@@ -12,6 +12,8 @@ struct PolicyIndex: Equatable {
     var streamsOfProgram: [ProgramKey: NodeList] = [:]
     /// What each program's streams do (R43), counted so that one stream's change is O(1).
     var activityOfProgram: [ProgramKey: ProgramActivity] = [:]
+    /// The output streams the module listens to (R43, `StreamInfo.listened`).
+    var listened: Set<NodeID> = []
     /// The client's streams whose own properties carry an `audio.session.*` key (the only
     /// ones that can declare, ask activation or ask to notify others), in node order.
     var declaringStreamsOfClient: [ClientID: NodeList] = [:]

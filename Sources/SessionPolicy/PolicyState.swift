@@ -19,6 +19,10 @@ struct PolicyState: PolicyReading {
     /// before, since the step last took them: the rules apply the change. Not part of the
     /// index: a step always leaves it empty.
     private(set) var traitChanges: [SessionID: SessionTraits] = [:]
+    /// Programs whose activity or streams changed since the step last took them (R43): the
+    /// rules review which of their outputs the module listens to. Not part of the index: a
+    /// step always leaves it empty.
+    private(set) var programsToReview: Set<ProgramKey> = []
 
     /// An empty state (an empty model's index is empty).
     init(configuration: PolicyConfiguration) {
@@ -66,9 +70,10 @@ struct PolicyState: PolicyReading {
         let old: StreamInfo?
         if let info { old = model.streams.updateValue(info, forKey: n) } else { old = model.streams.removeValue(forKey: n) }
         // R43: what the program does (capturing, playing) follows its streams.
-        if old?.runs != info?.runs || old?.facts != info?.facts || old == nil || info == nil {
+        if old?.runs != info?.runs || old?.heard != info?.heard || old?.facts != info?.facts || old == nil || info == nil {
             moveProgram(n, from: old.map { (program(of: $0), activity(of: n, $0)) }, to: info.map { (program(of: $0), activity(of: n, $0)) })
         }
+        if old?.listened == true || info?.listened == true { noteListened(n, info?.listened == true) }
         guard let info else {
             guard let old else { return }
             countGains(of: old.client, removing: old, adding: nil)
@@ -110,7 +115,8 @@ struct PolicyState: PolicyReading {
             return
         }
         countGains(of: st.client, removing: old, adding: st)
-        if old.runs != st.runs {
+        if old.listened != st.listened { noteListened(n, st.listened) }
+        if old.runs != st.runs || old.heard != st.heard {
             let key = program(of: st)
             moveProgram(n, from: (key, activity(of: n, old)), to: (key, activity(of: n, st)))
         }
@@ -313,6 +319,16 @@ struct PolicyState: PolicyReading {
 // MARK: the index's upkeep
 
 extension PolicyState {
+    /// A program to review (R43), if any is left; taken out of the set.
+    mutating func takeProgramToReview() -> ProgramKey? {
+        programsToReview.popFirst()
+    }
+
+    /// Whether the module listens to the stream (the index's `listened`).
+    mutating func noteListened(_ n: NodeID, _ on: Bool) {
+        if on { index.listened.insert(n) } else { index.listened.remove(n) }
+    }
+
     /// The sessions whose traits the graph changed since the last call, with their traits before.
     mutating func takeTraitChanges() -> [SessionID: SessionTraits] {
         defer { traitChanges = [:] }
@@ -332,6 +348,10 @@ extension PolicyState {
     /// Moves a stream's share of activity between programs (or within one), and recomputes
     /// the traits that change with it.
     mutating func moveProgram(_ n: NodeID, from old: (ProgramKey, ProgramActivity)?, to new: (ProgramKey, ProgramActivity)?) {
+        if configuration.listensToOutputs {
+            if let old { programsToReview.insert(old.0) }
+            if let new { programsToReview.insert(new.0) }
+        }
         if old?.0 != new?.0 {
             if let old { removeFromProgram(n, old.0) }
             if let new { addToProgram(n, new.0) }
@@ -406,6 +426,7 @@ extension PolicyState {
             index.relayOfGroup[r.linkGroup] = n
         }
         for (n, st) in model.streams {
+            if st.listened { index.listened.insert(n) }
             index.streamsOfClient[st.client, default: []].insert(n)
             addToProgram(n, program(of: st))
             noteDeclaring(n, client: st.client)

@@ -43,13 +43,22 @@ extension PolicyReading {
         return false
     }
 
+    /// Whether the stream takes part in its program's activity when it runs: not a virtual
+    /// device's stream, not of an unmanaged role, and a capture only of a microphone.
+    func takesPart(_ n: NodeID, _ st: StreamInfo) -> Bool {
+        guard st.runs, configuration.callsFromGraph, st.facts.linkGroup == nil else { return false }
+        if st.direction == .input && !capturesMicrophone(n, st) { return false }
+        return !roleRule(st.facts).unmanaged
+    }
+
     /// What one stream adds to its program's activity: it captures a microphone and runs, or
-    /// it plays. Streams of virtual devices and of unmanaged roles add nothing.
+    /// it plays, and (when the policy listens to outputs) has carried sound. Streams of
+    /// virtual devices and of unmanaged roles add nothing.
     func activity(of n: NodeID, _ st: StreamInfo) -> ProgramActivity {
-        guard st.runs, configuration.callsFromGraph, st.facts.linkGroup == nil else { return ProgramActivity() }
-        if st.direction == .input && !capturesMicrophone(n, st) { return ProgramActivity() }
-        guard !roleRule(st.facts).unmanaged else { return ProgramActivity() }
-        return st.direction == .output ? ProgramActivity(capturing: 0, playing: 1) : ProgramActivity(capturing: 1, playing: 0)
+        guard takesPart(n, st) else { return ProgramActivity() }
+        if st.direction == .input { return ProgramActivity(capturing: 1, playing: 0) }
+        if configuration.listensToOutputs && !st.heard { return ProgramActivity() }
+        return ProgramActivity(capturing: 0, playing: 1)
     }
 
     /// What the program's streams do, as counted in the index (`activityOfProgram`).
@@ -104,6 +113,63 @@ extension PolicyStep {
             applyDeclarationChange(s, before: before)
             if before.priorityClass == .call, traits(s)?.priorityClass != .call {
                 endOrHold(s, traits: before, resumable: before.transient)
+            }
+        }
+    }
+}
+
+extension PolicyStep {
+    /// R43: the module heard sound on an output stream it listens to.
+    mutating func streamHeard(_ n: NodeID) {
+        guard let st = model.streams[n], st.listened, !st.heard else { return }
+        state.updateStream(n) { $0.heard = true }
+    }
+
+    /// R43: which output streams the module listens to, for every program whose activity or
+    /// streams changed in this event. While a program captures a microphone, each of its
+    /// outputs that takes part and has not carried sound yet is listened to, until it does
+    /// (then it counts as playing: the program is in a call) or stops running. A program that
+    /// stops capturing forgets what was heard. Beyond `listenedStreamsPerProgram` and
+    /// `listenedStreamsInAll` an output is taken as sound, as it would be without listening:
+    /// a program gains nothing by opening many.
+    mutating func reviewListening() {
+        guard configuration.listensToOutputs else { return }
+        // Each change below notes its program again; a second look at a program changes
+        // nothing, so this ends. The bound keeps it so whatever happens.
+        var budget = 64
+        while budget > 0, let key = state.takeProgramToReview() {
+            reviewListening(key)
+            budget -= 1
+        }
+        while state.takeProgramToReview() != nil {}
+    }
+
+    mutating func reviewListening(_ key: ProgramKey) {
+        guard let nodes = index.streamsOfProgram[key]?.nodes else { return }
+        let capturing = (index.activityOfProgram[key]?.capturing ?? 0) > 0
+        var listening = nodes.reduce(0) { $0 + (model.streams[$1]?.listened == true ? 1 : 0) }
+        for n in nodes {
+            guard let st = model.streams[n], st.direction == .output else { continue }
+            if !capturing {
+                if st.listened || st.heard {
+                    if st.listened { fx.append(.listen(n, false)) }
+                    state.updateStream(n) { $0.listened = false; $0.heard = false }
+                }
+                continue
+            }
+            let wanted = !st.heard && takesPart(n, st)
+            if st.listened && !wanted {
+                fx.append(.listen(n, false))
+                state.updateStream(n) { $0.listened = false }
+                listening -= 1
+            } else if wanted && !st.listened {
+                if listening < configuration.listenedStreamsPerProgram && index.listened.count < configuration.listenedStreamsInAll {
+                    fx.append(.listen(n, true))
+                    state.updateStream(n) { $0.listened = true }
+                    listening += 1
+                } else {
+                    state.updateStream(n) { $0.heard = true }
+                }
             }
         }
     }

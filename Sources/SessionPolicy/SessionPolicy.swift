@@ -103,6 +103,7 @@ public struct SessionPolicy: Sendable {
         case .streamActivatedByOwner(let n): step.streamActivatedByOwner(n)
         case .streamReleasedToProgram(let n): step.streamReleasedToProgram(n)
         case .streamFadedOut(let n): step.streamFadedOut(n)
+        case .streamHeard(let n): step.streamHeard(n)
         case .streamRemoved(let n):
             if step.state.setMonitor(n, false) { break }
             step.streamRemoved(n)
@@ -123,6 +124,7 @@ public struct SessionPolicy: Sendable {
         case .timerFired(let token): step.heldEndExpired(token)
         }
         if finishes {
+            step.reviewListening()
             step.applyProgramChanges()
             step.finish()
         }

@@ -91,6 +91,13 @@ public struct StreamInfo: Sendable, Equatable {
     /// Where the policy's interruption fade (R42) holds the stream's gain: never set while
     /// the policy neither holds the stream paused nor has let go of its pause.
     public var fade: StreamFade = .none
+    /// R43: the module listens to this output stream's level (`Effect.listen`), to tell a
+    /// call's far end from the silence a program plays while it only records: a decision.
+    public var listened: Bool = false
+    /// R43: the stream has carried sound since its program began capturing a microphone (the
+    /// module heard it: `Event.streamHeard`), or the policy could not listen to it and takes
+    /// it as sound. Forgotten when the program stops capturing.
+    public var heard: Bool = false
 
     public init(
         client: ClientID, direction: StreamDirection, facts: StreamFacts, running: Bool = false,

@@ -35,7 +35,7 @@ import Testing
     func expectEffectsNameOnly(streams known: Set<UInt32>, clients: Set<UInt32> = []) {
         for call in effects.calls {
             switch call {
-            case .pause(let n), .resume(let n), .duck(let n, _, _), .fade(let n, _, _), .silence(let n, _):
+            case .pause(let n), .resume(let n), .duck(let n, _, _), .fade(let n, _, _), .silence(let n, _), .listen(let n, _):
                 #expect(known.contains(n), "effect on unknown node: \(call)")
             case .publish(let subject, let key, let type, let value):
                 #expect(subject == 0 || known.contains(subject) || clients.contains(subject), "\(call)")

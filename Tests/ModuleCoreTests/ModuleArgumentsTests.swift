@@ -31,6 +31,9 @@ import Testing
         policyDefaults.resumeGraceMilliseconds = 0
         policyDefaults.fadeOutMilliseconds = 0
         policyDefaults.fadeInMilliseconds = 0
+        // R43: the module listens to a capturing program's outputs.
+        #expect(ModuleArguments.defaults.listensToOutputs)
+        policyDefaults.listensToOutputs = false
         #expect(policyDefaults == PolicyConfiguration())
     }
 
@@ -68,6 +71,7 @@ import Testing
             "legacy.resume-on-device-return": "true",
             "alerts.prefer-no-interruptions": "holdBack",
             "calls.from-graph": "false",
+            "calls.listen": "false",
             "fade.out-ms": "0",
             "fade.in-ms": "1500",
         ])
@@ -75,6 +79,7 @@ import Testing
         #expect(c.fadeInMilliseconds == 1500)
         #expect(c.strongDuckForPrompts)
         #expect(!c.callsFromGraph)
+        #expect(!c.listensToOutputs)
         #expect(c.privateFormFactors == ["headset", "earbuds"])
         #expect(c.resumeLegacyOnDeviceReturn)
         #expect(c.alertsDuringPreferNoInterruptions == .holdBack)
@@ -105,7 +110,7 @@ import Testing
         ("call.allowed-applications", "{ x = y }"),
         ("interrupt.denied-applications", "[ { x = y } ]"),
         ("legacy.resume-on-device-return", "1"),
-        ("calls.from-graph", "maybe"),
+        ("calls.from-graph", "maybe"), ("calls.listen", "2"),
         ("alerts.prefer-no-interruptions", "never"),
         ("role.table", "[ Game ]"), ("role.table", "{ Game = ambient }"),
         ("role.table", "{ Game = { category = loud } }"), ("role.table", "{ Game = { mode = opera } }"),

@@ -12,6 +12,7 @@ enum EffectCall: Equatable, CustomStringConvertible {
     case duck(UInt32, gain: Float, rampMilliseconds: UInt32)
     case fade(UInt32, gain: Float, milliseconds: UInt32)
     case silence(UInt32, Bool)
+    case listen(UInt32, Bool)
     case publish(subject: UInt32, key: String, type: String, value: String?)
     case log(LogLevel, String)
 
@@ -22,6 +23,7 @@ enum EffectCall: Equatable, CustomStringConvertible {
         case .duck(let n, let g, let r): return "duck(\(n), \(g), \(r) ms)"
         case .fade(let n, let g, let ms): return "fade(\(n), \(g), \(ms) ms)"
         case .silence(let n, let on): return "silence(\(n), \(on))"
+        case .listen(let n, let on): return "listen(\(n), \(on))"
         case .publish(let s, let k, let t, let v): return "publish(\(s), \(k), \(t), \(v ?? "nil"))"
         case .log(let l, let m): return "log(\(l), \(m))"
         }
@@ -69,7 +71,8 @@ class RecordingEffectSink {
         },
         schedule_flush: nil,
         schedule_timer: nil,
-        fade: { data, node, gain, ms in sink(data).calls.append(.fade(node, gain: gain, milliseconds: ms)) })
+        fade: { data, node, gain, ms in sink(data).calls.append(.fade(node, gain: gain, milliseconds: ms)) },
+        listen: { data, node, on in sink(data).calls.append(.listen(node, on)) })
 
     static let deferringTable: as_core_effects = {
         var t = immediateTable

@@ -95,6 +95,8 @@ struct InvariantChecker {
     var problems: [String] = []
     /// A node its owner re-activated in this event: the policy confirms with `.resume`.
     var ownerResumed: Set<NodeID> = []
+    /// The output streams the module listens to (R43), as the effects started and stopped it.
+    var listening: Set<NodeID> = []
 
     init(configuration: PolicyConfiguration = PolicyConfiguration()) {
         policy = SessionPolicy(configuration: configuration)
@@ -134,6 +136,7 @@ struct InvariantChecker {
         if case .streamAdded(let n, _, _, _) = event {  // a re-announced node replaces the old one
             paused.remove(n)
             fading.remove(n)
+            listening.remove(n)
         }
         if case .clientRemoved = event {
             paused = paused.filter { graph.streams[$0] != nil }
@@ -165,6 +168,11 @@ struct InvariantChecker {
                 for n in policy.sessions[s]?.streams ?? [] where graph.streams[n]?.fade == .fadingOut {
                     problems.append("\(event): \(s) told began while \(n) still fades out")
                 }
+            case .listen(let n, let on):
+                if on ? !listening.insert(n).inserted : listening.remove(n) == nil {
+                    problems.append("\(event): listen(\(n), \(on)) twice")
+                }
+                if on, graph.streams[n]?.direction != .output { problems.append("\(event): listens to \(n), not an output") }
             case .notify(let s, .interruptionEnded):
                 if interrupted.remove(s) == nil { problems.append("\(event): \(s) ended without began") }
             default: break
@@ -176,6 +184,16 @@ struct InvariantChecker {
         // R42: no stream plays held silent by a fade.
         for (n, st) in graph.streams where st.running && !st.pausedByPolicy && st.fade != .none {
             problems.append("\(event): \(n) runs with the fade \(st.fade)")
+        }
+        // R43: the module listens to exactly the streams the policy counts as listened, none
+        // already heard, within the bound; a removed stream's listening goes with it.
+        listening = listening.filter { graph.streams[$0] != nil }
+        let listened = Set(graph.streams.filter { $0.value.listened }.map(\.key))
+        if listened != listening { problems.append("\(event): listened \(listened.sorted()) != effects' \(listening.sorted())") }
+        if graph.streams.contains(where: { $0.value.listened && $0.value.heard }) { problems.append("\(event): listens to a stream heard") }
+        if listening.count > policy.configuration.listenedStreamsInAll { problems.append("\(event): \(listening.count) listened") }
+        if policy.configuration.listensToOutputs, !policy.indexIsConsistent() {
+            problems.append("\(event): the index differs from a rebuild: \(policy.indexDifferences())")
         }
         let policyPaused = Set(graph.streams.filter { $0.value.pausedByPolicy }.map(\.key))
         if policyPaused != paused.union(fading) { problems.append("\(event): paused by effects \(paused.sorted()) != policy's \(policyPaused.sorted())") }

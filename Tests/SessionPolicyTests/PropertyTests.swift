@@ -32,6 +32,35 @@ struct PropertyTests {
         }
     }
 
+    @Test("R43 listening to outputs, the module's reports of sound coming at any point: the same invariants, listening started and stopped once each, only for outputs not yet heard, within the bound, the index equal to a rebuild")
+    func listeningToOutputsKeepsTheInvariants() async {
+        var listens = PolicyConfiguration()
+        listens.listensToOutputs = true
+        listens.listenedStreamsPerProgram = 2
+        listens.listenedStreamsInAll = 3
+        await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
+            // Every fifth code is the module's report that a stream carried sound; the
+            // streams share one process, so their program captures and plays as one.
+            let events = codes.map { code -> Event in
+                if code % 5 == 0 { return .streamHeard(N(10 + code / 5 % 6)) }
+                let k = Int(code)
+                guard k % 22 == 3, code % 3 != 0 else { return RandomGraph.event(code) }
+                let a = (k / 22) % 6
+                var props = RandomGraph.streamVariants[k / 792 % RandomGraph.streamVariants.count]
+                props["application.process.id"] = "77"
+                return .streamAdded(N(UInt32(10 + a)), client: C(UInt32(a % 3 + 1)), direction: a == 5 ? .input : .output, props)
+            }
+            // A program (process 77) records from the microphone from the start.
+            let recording: [Event] = [
+                RandomGraph.endpointEvent(2), .clientAdded(C(3), ["application.process.id": "77"]),
+                .streamAdded(N(15), client: C(3), direction: .input, [:]), .linkAdded(L(130), output: N(5), input: N(15)),
+                .streamRunning(N(15), true),
+            ]
+            let problems = invariantProblems(recording + events, configuration: listens)
+            #expect(problems == [])
+        }
+    }
+
     @Test("A policy restored from the model after any sequence has the same state and makes the same decisions")
     func aPolicyRestoredFromTheModelHasTheSameStateAndMakesTheSameDecisions() async {
         await propertyCheck(count: 300, input: RandomGraph.sequences, RandomGraph.sequences) { codes, more in

@@ -56,7 +56,7 @@ enum as_log_level {
 
 /** What the core asks the module to do. Every callback may be NULL (then it is skipped). */
 struct as_core_effects {
-#define AS_CORE_EFFECTS_VERSION 4
+#define AS_CORE_EFFECTS_VERSION 5
 	uint32_t version;
 	/** Stop scheduling the stream: pw_impl_node_set_active(node, false). */
 	void (*pause)(void *data, uint32_t node_id);
@@ -89,6 +89,12 @@ struct as_core_effects {
 	 * overtaken by another fade or duck of the stream, or whose stream goes, is not.
 	 * Without it the core pauses at once and does not fade. */
 	void (*fade)(void *data, uint32_t node_id, float gain, uint32_t ms);
+	/* Since version 5. */
+	/** R43: start (true) or stop listening to an output stream's level. Once the stream
+	 * carries sound, from a later turn of the loop, the module calls
+	 * as_core_stream_heard() (once per start); when it cannot listen, it calls it too, so
+	 * the stream counts as sound. Without it every running output counts as sound. */
+	void (*listen)(void *data, uint32_t node_id, bool on);
 };
 
 /**
@@ -169,6 +175,9 @@ void as_core_stream_activated(as_core *core, uint32_t node_id);
 /** The fade to silence asked for with the fade effect has reached the stream. Never
  * from inside an effect callback. */
 void as_core_stream_faded_out(as_core *core, uint32_t node_id);
+/** The output stream the listen effect asked about carried sound (or cannot be listened
+ * to). Never from inside an effect callback. */
+void as_core_stream_heard(as_core *core, uint32_t node_id);
 void as_core_stream_removed(as_core *core, uint32_t node_id);
 
 /* Endpoints: sinks and sources, node properties merged with their device's (the core adds

@@ -1,0 +1,137 @@
+import PipeWireFacts
+import Testing
+@testable import SessionPolicy
+
+/// R43 with the module listening to outputs: a program that captures a microphone is in a
+/// call only once one of its outputs carried sound. Firefox plays silence while a page only
+/// records; that is a recording, not a call.
+@Suite("Calls told from recordings by what the output carries (R43)")
+struct ListeningTests {
+    typealias G = CallsFromGraphTests
+
+    static func musicPlaying(_ configure: (inout PolicyConfiguration) -> Void = { _ in }) -> World {
+        G.musicPlaying {
+            $0.listensToOutputs = true
+            configure(&$0)
+        }
+    }
+
+    @Test("R43 a program that captures while its output plays silence is a recording: its output is listened to, the music plays on")
+    func r43SilentOutputWhileCapturingIsARecording() {
+        var w = Self.musicPlaying()
+        _ = G.capture(&w)
+        let fx = G.farEnd(&w)
+        #expect(fx.contains(.listen(N(32), true)), "\(fx)")
+        #expect(!fx.contains(.pause(N(10))))
+        #expect(w.session(legacyS(31))?.category == .record)
+        #expect(w.session(legacyS(32))?.priority == .normal)
+        // The music's own output is never listened to: its program captures nothing.
+        #expect(!fx.contains(.listen(N(10), true)))
+    }
+
+    @Test("R43 once the module hears the output, the program is in a call: the music is paused, and listening stops")
+    func r43HeardOutputMakesTheCall() {
+        var w = Self.musicPlaying()
+        _ = G.capture(&w)
+        _ = G.farEnd(&w)
+        let call = w.decide(.streamHeard(N(32)))
+        #expect(call.contains(.pause(N(10))), "\(call)")
+        #expect(call.contains(began(legacyS(10))))
+        #expect(call.contains(.listen(N(32), false)))
+        #expect(w.session(legacyS(31))?.priority == .call)
+        #expect(w.session(legacyS(32))?.priority == .call)
+        // The output stops (the call ends, as R43 has it) and plays again while the program
+        // still captures: what was heard holds, so it is the call again at once, unheard.
+        _ = w.decide(.streamRunning(N(32), false))
+        let again = w.decide(.streamRunning(N(32), true))
+        #expect(!again.contains(.listen(N(32), true)), "\(again)")
+        #expect(again.contains(.pause(N(10))), "\(again)")
+    }
+
+    @Test("R43 the capture ends: the call ends, what was heard is forgotten, and the next capture listens again")
+    func r43TheEndOfTheCaptureForgetsWhatWasHeard() {
+        var w = Self.musicPlaying()
+        _ = G.capture(&w)
+        _ = G.farEnd(&w)
+        _ = w.decide(.streamHeard(N(32)))
+        let hangUp = w.decide(.streamRunning(N(31), false))
+        #expect(hangUp.contains(.resume(N(10))), "\(hangUp)")
+        #expect(w.policy.snapshot().streams[N(32)]?.heard == false)
+        // The program records again, its output still running silent: listened to, no call.
+        let recording = w.decide(.streamRunning(N(31), true))
+        #expect(recording.contains(.listen(N(32), true)), "\(recording)")
+        #expect(!recording.contains(.pause(N(10))))
+    }
+
+    @Test("R43 the capture ends while the output is listened to: listening stops")
+    func r43TheEndOfTheCaptureStopsListening() {
+        var w = Self.musicPlaying()
+        _ = G.capture(&w)
+        _ = G.farEnd(&w)
+        #expect(w.decide(.streamRunning(N(31), false)).contains(.listen(N(32), false)))
+        // A report arriving after listening stopped changes nothing.
+        #expect(w.decide(.streamHeard(N(32))) == [])
+        #expect(w.policy.snapshot().streams[N(32)]?.heard == false)
+    }
+
+    @Test("R43 an output that stops running is no longer listened to; one that goes needs no effect")
+    func r43StoppedAndRemovedOutputs() {
+        var w = Self.musicPlaying()
+        _ = G.capture(&w)
+        _ = G.farEnd(&w)
+        #expect(w.decide(.streamRunning(N(32), false)).contains(.listen(N(32), false)))
+        #expect(w.decide(.streamRunning(N(32), true)).contains(.listen(N(32), true)))
+        let gone = w.decide(.linkRemoved(L(4)), .streamRemoved(N(32)))
+        #expect(!gone.contains { if case .listen = $0 { return true } else { return false } }, "\(gone)")
+        #expect(!w.policy.holdsPaused(N(10)))
+    }
+
+    @Test("R43 a program with more outputs than are listened to: the ones beyond the bound count as sound, as without listening")
+    func r43OutputsBeyondTheBoundCountAsSound() {
+        var w = Self.musicPlaying { $0.listenedStreamsPerProgram = 2 }
+        _ = G.capture(&w)
+        var listened: [Effect] = []
+        for n: UInt32 in 32...33 {
+            w.stream(n, client: 22, .output, G.browser)
+            listened += w.decide(.streamRunning(N(n), true))
+        }
+        #expect(listened.filter { if case .listen(_, true) = $0 { return true } else { return false } }.count == 2)
+        #expect(!w.policy.holdsPaused(N(10)))
+        w.stream(34, client: 22, .output, G.browser)
+        let third = w.decide(.streamRunning(N(34), true))
+        #expect(!third.contains(.listen(N(34), true)))
+        #expect(third.contains(.pause(N(10))), "\(third)")
+    }
+
+    @Test("R43 no more streams are listened to in all than the bound")
+    func r43TheBoundInAll() {
+        var w = Self.musicPlaying { $0.listenedStreamsInAll = 1 }
+        _ = G.capture(&w)
+        _ = G.farEnd(&w)
+        // A second program records while it plays silence: nothing left to listen with.
+        let other: Properties = ["application.name": "Firefox", "application.process.id": "5151"]
+        w.client(41, other)
+        w.stream(51, client: 41, .input, other)
+        _ = w.decide(.linkAdded(L(7), output: N(G.mic), input: N(51)), .streamRunning(N(51), true))
+        w.stream(52, client: 41, .output, other)
+        let fx = w.decide(.streamRunning(N(52), true))
+        #expect(!fx.contains(.listen(N(52), true)), "\(fx)")
+        #expect(w.session(legacyS(52))?.priority == .call)
+    }
+
+    @Test("R43 a report of sound for a stream nobody listens to changes nothing")
+    func r43AnUnaskedReportIsIgnored() {
+        var w = Self.musicPlaying()
+        #expect(w.decide(.streamHeard(N(10)), .streamHeard(N(99))) == [])
+        #expect(w.policy.snapshot().streams[N(10)]?.heard == false)
+    }
+
+    @Test("R43 without listening (the core's default) a running output counts at once, as before")
+    func r43WithoutListeningEveryOutputCounts() {
+        var w = G.musicPlaying()
+        _ = G.capture(&w)
+        let fx = G.farEnd(&w)
+        #expect(!fx.contains { if case .listen = $0 { return true } else { return false } })
+        #expect(fx.contains(.pause(N(10))))
+    }
+}
