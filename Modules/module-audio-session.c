@@ -21,6 +21,7 @@
 #include "audio_session_core.h"
 #include "module-audio-session/gains.h"
 #include "module-audio-session/identity.h"
+#include "module-audio-session/probes.h"
 #include "module-audio-session/routes.h"
 
 /** \page page_module_audio_session PipeWire Module: Audio Session
@@ -260,6 +261,7 @@ struct impl {
 	 * handled, the daemon hides what that client may not read. */
 	struct pw_global *core_global;
 	struct as_gains gains;
+	struct as_probes probes;	/**< R43: whether a capturing program's outputs carry sound */
 	as_core *core;
 	struct spa_source *flush_event;	/**< decides held property changes (debouncing) */
 
@@ -404,6 +406,27 @@ static void on_faded_out(void *data, uint32_t node_id)
 		as_core_stream_faded_out(impl->core, node_id);
 }
 
+static void effect_listen(void *data, uint32_t node_id, bool on)
+{
+	struct impl *impl = data;
+	struct node_entry *n = find_node(impl, node_id);
+	if (n == NULL || n->kind != OBJECT_STREAM)
+		return;
+	pw_log_info("%s to stream %u", on ? "listen" : "stop listening", node_id);
+	if (on)
+		as_probe_start(&impl->probes, n->node, node_id);
+	else
+		as_probe_stop(&impl->probes, node_id);
+}
+
+/* From the loop's turn after a probe heard the stream (or could not listen to it). */
+static void on_heard(void *data, uint32_t node_id)
+{
+	struct impl *impl = data;
+	if (impl->core != NULL)
+		as_core_stream_heard(impl->core, node_id);
+}
+
 static void effect_silence(void *data, uint32_t node_id, bool silenced)
 {
 	struct impl *impl = data;
@@ -503,6 +526,7 @@ static const struct as_core_effects core_effects = {
 	.schedule_flush = effect_schedule_flush,
 	.schedule_timer = effect_schedule_timer,
 	.fade = effect_fade,
+	.listen = effect_listen,
 };
 
 /* ---- nodes ----------------------------------------------------------------- */
@@ -1117,6 +1141,8 @@ static void impl_destroy(struct impl *impl)
 	struct timer_entry *t;
 
 	spa_hook_remove(&impl->context_listener);
+	/* The probes' links go unreported: the context is no longer listened to. */
+	as_probes_clear(&impl->probes);
 	spa_list_consume(t, &impl->timers, link)
 		timer_free(t);
 	spa_list_consume(d, &impl->devices, link)
@@ -1212,6 +1238,8 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 
 	if ((res = as_gains_init(&impl->gains, pw_context_get_main_loop(context), longest_cycle_ns(context),
 			on_faded_out, impl)) < 0)
+		goto error;
+	if ((res = as_probes_init(&impl->probes, context, on_heard, impl)) < 0)
 		goto error;
 	impl->flush_event = pw_loop_add_event(pw_context_get_main_loop(context), on_flush, impl);
 	impl->recreate_event = pw_loop_add_event(pw_context_get_main_loop(context), on_recreate_metadata, impl);

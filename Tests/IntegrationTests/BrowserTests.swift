@@ -139,6 +139,36 @@ extension Integration {
             return r.status == 0 ? r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : nil
         }
 
+        /// Speech (espeak-ng, over and over) played into the virtual microphone: linked by
+        /// hand into its input ports, with an unmanaged role so the policy leaves it alone.
+        /// Speech, not a tone: a browser's noise suppression takes a steady tone for noise
+        /// and removes it from the call within a second.
+        static func speakIntoTheMicrophone(_ sandbox: Sandbox) throws -> ChildProcess {
+            let phrase = sandbox.directory + "/tmp/phrase.wav", voice = sandbox.directory + "/tmp/voice.wav"
+            for argv in [["espeak-ng", "-w", phrase, "Hello, can you hear me? I am calling from the test sandbox."],
+                         ["sox", phrase, "-r", "48000", "-c", "2", voice, "repeat", "30"]] {
+                let r = try sandbox.run(argv, timeout: 60)
+                guard r.status == 0 else { throw TestFailure("\(argv[0]): \(r.stderr)") }
+            }
+            let player = try sandbox.spawn(["pw-play", "--media-role", "Production",
+                                            "--properties", "{ node.name = voice node.autoconnect = false }", voice])
+            do {
+                try sandbox.waitUntil(timeout: 15, "the voice to be linked into the microphone") {
+                    guard player.isRunning else { throw TestFailure("pw-play exited: \(player.logTail())") }
+                    for channel in ["FL", "FR"] {
+                        _ = try sandbox.run(["pw-link", "voice:output_\(channel)", "mic:input_\(channel)"], timeout: 10)
+                    }
+                    let d = try sandbox.dump()
+                    let mic = Graph.nodeID(d, named: "mic"), source = Graph.nodeID(d, named: "voice")
+                    return Graph.links(d).filter { $0.output == source && $0.input == mic }.count == 2
+                }
+            } catch {
+                player.terminate(signal: SIGKILL, timeout: 2)
+                throw error
+            }
+            return player
+        }
+
         /// A sandbox with the virtual microphone as the default source.
         static func sandbox() throws -> Sandbox {
             var options = SandboxOptions()
@@ -287,23 +317,36 @@ extension Integration {
             defer { sandbox.stop() }
             let site = try Self.serve(sandbox, music: false)
             let music = try tone(in: sandbox, seconds: 120, name: "music.wav")
+            // The far end plays on the speaker: what the headphones hear is the music alone.
+            // The default changes before anything plays: a change later moves the music and
+            // the recorder, whose target was the default then, to the speaker.
+            _ = try sandbox.run(["pactl", "set-default-sink", "speaker"], timeout: 10)
             let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
             let (player, node) = try sandbox.startPlayer(
                 ["pw-play", "--media-role", "Music", "--target", "headphones", music], on: "headphones")
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
-            // The far end plays on the speaker: what the headphones hear is the music alone
-            // (a browser's WebRTC output is not digital silence even from a silent microphone).
-            _ = try sandbox.run(["pactl", "set-default-sink", "speaker"], timeout: 10)
+
+            // Someone speaks into the microphone: the page's far end (its own loopback)
+            // carries it, as a call's far end carries the other side's voice.
+            let voice = try Self.speakIntoTheMicrophone(sandbox)
+            defer { voice.terminate(signal: SIGKILL, timeout: 2) }
 
             let process = try Self.launch(browser, sandbox, site.url("call.html"))
             defer { Self.quit(process) }
             try site.waitForReport(sandbox, "far end playing", from: process)
+            try site.waitForReport(sandbox, "far end receiving", from: process)
             do {
                 try sandbox.waitUntil(timeout: 30, "the music to be interrupted by the browser's call") {
                     try PolicyInterruptionTests.interrupted(sandbox, node)
                 }
             } catch {
-                throw TestFailure("\(error); the page reported \(site.reports); sessions: \(Self.sessions(sandbox))")
+                // Whether the far end carried sound: the module listens for it (R43).
+                var peak: Float = -1
+                if let speaker = try? Recorder(sandbox: sandbox, sink: "speaker") {
+                    try? sandbox.waitForMoreRecording(speaker, seconds: 1.0)
+                    peak = (try? speaker.stop())?.samples.map { abs($0) }.max() ?? -1
+                }
+                throw TestFailure("\(error); the page reported \(site.reports); the speaker's peak: \(peak); sessions: \(Self.sessions(sandbox))")
             }
             // The capture stream is a session of its own, a call, in `pw-session status --json`.
             var statusText = ""
@@ -361,10 +404,10 @@ extension Integration {
         }
 
         /// R43, R21: a page that only records is a recording: the music plays on, an alert is
-        /// silenced. Chromium only: Firefox ESR keeps an output stream running (silence) for
-        /// as long as a page captures, so the graph shows a record-only page in Firefox exactly
-        /// as a call (docs/policy.md, R43's limits).
-        @Test(arguments: [Browser.chromium])
+        /// silenced. Firefox ESR keeps an output stream running for as long as a page
+        /// captures, playing silence: the module listens to it and hears nothing, so it is
+        /// no call. Chromium opens no output stream for such a page.
+        @Test(arguments: Browser.allCases)
         func r43R21APageThatOnlyRecordsLetsTheMusicPlayAndSilencesAlerts(_ browser: Browser) throws {
             let sandbox = try Self.sandbox()
             defer { sandbox.stop() }
@@ -372,6 +415,10 @@ extension Integration {
             let music = try tone(in: sandbox, seconds: 120, name: "music.wav")
             let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
+
+            // The microphone carries speech, as it does when someone records a voice memo.
+            let voice = try Self.speakIntoTheMicrophone(sandbox)
+            defer { voice.terminate(signal: SIGKILL, timeout: 2) }
 
             let process = try Self.launch(browser, sandbox, site.url("record.html"))
             defer { Self.quit(process) }
@@ -389,7 +436,13 @@ extension Integration {
                 throw TestFailure("\(error); sessions: \(Self.sessions(sandbox))")
             }
             try CallsFromGraphTests.expectAlertsSilencedWhileTheMusicPlays(sandbox, music: music, musicNode: node)
-            #expect(try Self.runningStreams(sandbox, process, "Stream/Output/Audio").isEmpty, "the page plays nothing")
+            #expect(CallsFromGraphTests.isRecording(try sandbox.sessionState(ofStream: capture)), "the recording became a call")
+            // Firefox's silent output runs, and is no call either.
+            let outputs = try Self.runningStreams(sandbox, process, "Stream/Output/Audio")
+            if browser == .firefox { #expect(!outputs.isEmpty, "Firefox plays no silence while the page records") }
+            for n in outputs {
+                #expect(try sandbox.sessionState(ofStream: n)?["priority"] as? String != "call", "output \(n) is a call")
+            }
         }
     }
 }

@@ -16,14 +16,16 @@ extension Integration {
         static let microphone = VirtualDevice(
             name: "mic", nodeDescription: "Microphone", formFactor: "microphone", priority: 1000, mediaClass: "Audio/Source/Virtual")
 
-        static func sandbox() throws -> Sandbox {
+        static func sandbox(moduleArguments: [String: String] = [:]) throws -> Sandbox {
             var options = SandboxOptions()
             options.devices = [.speaker, .headphones, microphone]
+            options.moduleArguments = moduleArguments
             return try Sandbox.start(options)
         }
 
-        /// One process that captures the microphone and, with `plays`, plays a tone on the speaker.
-        static func program(_ api: String, plays: Bool) -> [String] {
+        /// One process that captures the microphone and, with `plays`, plays a tone on the
+        /// speaker (digital silence with `silent`, as Firefox plays while a page only records).
+        static func program(_ api: String, plays: Bool, silent: Bool = false) -> [String] {
             // pipewiresrc offers audio and video: the caps make it an audio stream.
             let capture = api == "pulse"
                 ? ["pulsesrc", "device=mic"]
@@ -31,7 +33,7 @@ extension Integration {
             let playback = api == "pulse" ? ["pulsesink", "device=speaker"] : ["pipewiresink", "target-object=speaker"]
             var argv = ["gst-launch-1.0", "-q"] + capture + ["!", "fakesink", "sync=false"]
             if plays {
-                argv += ["audiotestsrc", "is-live=true", "wave=sine", "freq=660", "volume=0.3", "!"] + playback
+                argv += ["audiotestsrc", "is-live=true", silent ? "wave=silence" : "wave=sine", "freq=660", "volume=0.3", "!"] + playback
             }
             return argv
         }
@@ -107,6 +109,51 @@ extension Integration {
                 Self.isRecording(try sandbox.sessionState(ofStream: capture))
             }
             try Self.expectAlertsSilencedWhileTheMusicPlays(sandbox, music: music, musicNode: node)
+        }
+
+        /// A program that records while it plays silence (Firefox does, for a page that only
+        /// records) is a recording too: the module listens to its output and hears nothing.
+        /// Without listening (`calls.listen = false`) the same program is a call.
+        @Test(arguments: ["pulse", "pipewire"])
+        func r43R21AProgramThatRecordsWhileItPlaysSilenceIsARecording(_ api: String) throws {
+            let sandbox = try Self.sandbox()
+            defer { sandbox.stop() }
+            let (music, node, recording, capture) = try Self.recordWhilePlayingSilence(sandbox, api)
+            defer { recording.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 10, "the capture to be a recording") {
+                Self.isRecording(try sandbox.sessionState(ofStream: capture))
+            }
+            try Self.expectAlertsSilencedWhileTheMusicPlays(sandbox, music: music, musicNode: node)
+            #expect(Self.isRecording(try sandbox.sessionState(ofStream: capture)), "the capture became a call")
+        }
+
+        /// The control: without listening, the same program is taken for a call.
+        @Test func r43WithoutListeningAProgramThatRecordsWhileItPlaysSilenceIsACall() throws {
+            let sandbox = try Self.sandbox(moduleArguments: ["calls.listen": "false"])
+            defer { sandbox.stop() }
+            let (_, node, recording, capture) = try Self.recordWhilePlayingSilence(sandbox, "pulse")
+            defer { recording.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 10, "the music to be interrupted by the program taken for a call") {
+                try PolicyInterruptionTests.interrupted(sandbox, node)
+            }
+            #expect(try sandbox.sessionState(ofStream: capture)?["priority"] as? String == "call")
+        }
+
+        /// Music on the headphones, and a program that records the microphone while it plays
+        /// silence on the speaker, both running: the music file, the music's node, the
+        /// program and its capture node.
+        static func recordWhilePlayingSilence(_ sandbox: Sandbox, _ api: String) throws -> (String, Int, ChildProcess, Int) {
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            // The player lives as long as the sandbox.
+            let (_, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            let recording = try sandbox.spawn(Self.program(api, plays: true, silent: true))
+            let capture = try Self.captureNode(sandbox, recording)
+            try sandbox.waitUntil(timeout: 10, "the program's silent output to run") {
+                try sandbox.nodes(ofProcess: recording.pid).contains {
+                    (Sandbox.props($0)["media.class"] as? String) == "Stream/Output/Audio" && Sandbox.state($0) == "running"
+                }
+            }
+            return (music, node, recording, capture)
         }
 
         /// A published session that is an active recording (R43's record-only program).
