@@ -348,9 +348,15 @@ extension PolicyState {
     /// Moves a stream's share of activity between programs (or within one), and recomputes
     /// the traits that change with it.
     mutating func moveProgram(_ n: NodeID, from old: (ProgramKey, ProgramActivity)?, to new: (ProgramKey, ProgramActivity)?) {
-        if configuration.listensToOutputs {
-            if let old { programsToReview.insert(old.0) }
-            if let new { programsToReview.insert(new.0) }
+        // R43: a program has outputs to listen to, or to stop listening to, only while it
+        // captures (or did until this move): only such a program is reviewed.
+        let oldCaptured = old.map { captures($0.0) } ?? false
+        let newCaptured = new.map { captures($0.0) } ?? false
+        defer {
+            if configuration.listensToOutputs {
+                noteReview(n, old?.0, capturedBefore: oldCaptured)
+                noteReview(n, new?.0, capturedBefore: newCaptured)
+            }
         }
         if old?.0 != new?.0 {
             if let old { removeFromProgram(n, old.0) }
@@ -370,6 +376,20 @@ extension PolicyState {
         if newFlipped, let key = new?.0, key != old?.0 || !oldFlipped { refreshProgram(key) }
         let refreshed = (newFlipped || (oldFlipped && new?.0 == old?.0))
         if new != nil, !refreshed, model.streams[n]?.direction == .input { refreshInferred(n) }
+    }
+
+    /// Whether the program captures a microphone now (R43).
+    func captures(_ key: ProgramKey) -> Bool {
+        (index.activityOfProgram[key]?.capturing ?? 0) > 0
+    }
+
+    /// Notes the program for review (R43) when it captures now or did before the move of
+    /// stream `n`, or when `n` is listened to or was heard (it moved out of a capturing
+    /// program). A program that captures nothing has no output listened to or heard.
+    mutating func noteReview(_ n: NodeID, _ key: ProgramKey?, capturedBefore: Bool) {
+        guard let key else { return }
+        let st = model.streams[n]
+        if capturedBefore || captures(key) || st?.listened == true || st?.heard == true { programsToReview.insert(key) }
     }
 
     /// Adds (`sign` 1) or takes away (-1) a stream's share of its program's activity;

@@ -146,7 +146,7 @@ extension PolicyStep {
 
     mutating func reviewListening(_ key: ProgramKey) {
         guard let nodes = index.streamsOfProgram[key]?.nodes else { return }
-        let capturing = (index.activityOfProgram[key]?.capturing ?? 0) > 0
+        let capturing = state.captures(key)
         var listening = nodes.reduce(0) { $0 + (model.streams[$1]?.listened == true ? 1 : 0) }
         for n in nodes {
             guard let st = model.streams[n], st.direction == .output else { continue }

@@ -192,6 +192,10 @@ struct InvariantChecker {
         if listened != listening { problems.append("\(event): listened \(listened.sorted()) != effects' \(listening.sorted())") }
         if graph.streams.contains(where: { $0.value.listened && $0.value.heard }) { problems.append("\(event): listens to a stream heard") }
         if listening.count > policy.configuration.listenedStreamsInAll { problems.append("\(event): \(listening.count) listened") }
+        // Nothing is listened to or remembered heard for a program that captures nothing.
+        for (n, st) in graph.streams where (st.listened || st.heard) && !policy.state.captures(policy.reader.program(of: st)) {
+            problems.append("\(event): \(n) listened or heard while its program captures nothing")
+        }
         if policy.configuration.listensToOutputs, !policy.indexIsConsistent() {
             problems.append("\(event): the index differs from a rebuild: \(policy.indexDifferences())")
         }
