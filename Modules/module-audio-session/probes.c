@@ -168,7 +168,8 @@ static void target_destroy(void *data)
 	probes_signal(p->probes);
 }
 
-static void target_port_added(void *data, struct pw_impl_port *port)
+/* The stream or the probe gained a port: link what can be linked now. */
+static void port_added(void *data, struct pw_impl_port *port)
 {
 	probe_link(data);
 }
@@ -176,7 +177,7 @@ static void target_port_added(void *data, struct pw_impl_port *port)
 static const struct pw_impl_node_events target_events = {
 	PW_VERSION_IMPL_NODE_EVENTS,
 	.destroy = target_destroy,
-	.port_added = target_port_added,
+	.port_added = port_added,
 };
 
 static void node_destroy(void *data)
@@ -186,15 +187,10 @@ static void node_destroy(void *data)
 	p->node = NULL;
 }
 
-static void node_port_added(void *data, struct pw_impl_port *port)
-{
-	probe_link(data);
-}
-
 static const struct pw_impl_node_events node_events = {
 	PW_VERSION_IMPL_NODE_EVENTS,
 	.destroy = node_destroy,
-	.port_added = node_port_added,
+	.port_added = port_added,
 };
 
 /** The probe's node in the daemon: the server side of its own stream. */

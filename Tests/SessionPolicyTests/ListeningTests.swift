@@ -16,6 +16,19 @@ struct ListeningTests {
         }
     }
 
+    /// The music plays; the browser captures the microphone and runs its output (32), not
+    /// heard yet.
+    static func capturingWithOutput(_ configure: (inout PolicyConfiguration) -> Void = { _ in }) -> World {
+        var w = musicPlaying(configure)
+        _ = G.capture(&w)
+        _ = G.farEnd(&w)
+        return w
+    }
+
+    static func listens(_ fx: [Effect]) -> Bool {
+        fx.contains { if case .listen = $0 { return true } else { return false } }
+    }
+
     @Test("R43 a program that captures while its output plays silence is a recording: its output is listened to, the music plays on")
     func r43SilentOutputWhileCapturingIsARecording() {
         var w = Self.musicPlaying()
@@ -31,9 +44,7 @@ struct ListeningTests {
 
     @Test("R43 once the module hears the output, the program is in a call: the music is paused, and listening stops")
     func r43HeardOutputMakesTheCall() {
-        var w = Self.musicPlaying()
-        _ = G.capture(&w)
-        _ = G.farEnd(&w)
+        var w = Self.capturingWithOutput()
         let call = w.decide(.streamHeard(N(32)))
         #expect(call.contains(.pause(N(10))), "\(call)")
         #expect(call.contains(began(legacyS(10))))
@@ -50,9 +61,7 @@ struct ListeningTests {
 
     @Test("R43 the capture ends: the call ends, what was heard is forgotten, and the next capture listens again")
     func r43TheEndOfTheCaptureForgetsWhatWasHeard() {
-        var w = Self.musicPlaying()
-        _ = G.capture(&w)
-        _ = G.farEnd(&w)
+        var w = Self.capturingWithOutput()
         _ = w.decide(.streamHeard(N(32)))
         let hangUp = w.decide(.streamRunning(N(31), false))
         #expect(hangUp.contains(.resume(N(10))), "\(hangUp)")
@@ -65,9 +74,7 @@ struct ListeningTests {
 
     @Test("R43 the capture ends while the output is listened to: listening stops")
     func r43TheEndOfTheCaptureStopsListening() {
-        var w = Self.musicPlaying()
-        _ = G.capture(&w)
-        _ = G.farEnd(&w)
+        var w = Self.capturingWithOutput()
         #expect(w.decide(.streamRunning(N(31), false)).contains(.listen(N(32), false)))
         // A report arriving after listening stopped changes nothing.
         #expect(w.decide(.streamHeard(N(32))) == [])
@@ -76,13 +83,11 @@ struct ListeningTests {
 
     @Test("R43 an output that stops running is no longer listened to; one that goes needs no effect")
     func r43StoppedAndRemovedOutputs() {
-        var w = Self.musicPlaying()
-        _ = G.capture(&w)
-        _ = G.farEnd(&w)
+        var w = Self.capturingWithOutput()
         #expect(w.decide(.streamRunning(N(32), false)).contains(.listen(N(32), false)))
         #expect(w.decide(.streamRunning(N(32), true)).contains(.listen(N(32), true)))
         let gone = w.decide(.linkRemoved(L(4)), .streamRemoved(N(32)))
-        #expect(!gone.contains { if case .listen = $0 { return true } else { return false } }, "\(gone)")
+        #expect(!Self.listens(gone), "\(gone)")
         #expect(!w.policy.holdsPaused(N(10)))
     }
 
@@ -131,7 +136,7 @@ struct ListeningTests {
         var w = G.musicPlaying()
         _ = G.capture(&w)
         let fx = G.farEnd(&w)
-        #expect(!fx.contains { if case .listen = $0 { return true } else { return false } })
+        #expect(!Self.listens(fx))
         #expect(fx.contains(.pause(N(10))))
     }
 }
