@@ -54,13 +54,20 @@ let package = Package(
 
         // The AVAudioSession-like client library for applications.
         .target(name: "AudioSession", dependencies: ["CPipeWireShim", "AudioSessionVocabulary", "PipeWirePorts"]),
-        // pw-session mpris-bridge: MPRIS players paused and resumed with the policy's pauses.
-        .target(name: "MPRISBridge", dependencies: ["AudioSession", "Sandbox"]),
+        // GIO (GLib): GDBus for the session and system buses, GSettings for the desktop's settings.
+        .systemLibrary(
+            name: "CGIO",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // pw-session agent: the user's desktop session carried to the policy (MPRIS players
+        // paused and resumed with its pauses; the screen lock and Do Not Disturb as its switches).
+        .target(name: "SessionAgent", dependencies: ["AudioSession", "CGIO"]),
         .executableTarget(
             name: "pw-session",
             dependencies: [
                 "AudioSession",
-                "MPRISBridge",
+                "SessionAgent",
                 "PipeWirePorts",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -89,7 +96,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy", "PipeWireFacts"]),
-        .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy", "PipeWireFacts", "MPRISBridge"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "HostileClients", "SessionPolicy", "PipeWireFacts", "AudioSession", "MPRISBridge"]),
+        .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy", "PipeWireFacts", "SessionAgent"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "HostileClients", "SessionPolicy", "PipeWireFacts", "AudioSession", "SessionAgent"]),
     ]
 )

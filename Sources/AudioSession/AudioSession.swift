@@ -313,6 +313,44 @@ public final class AudioSession: Sendable {
         }
     }
 
+    /// The full properties of node `id` (a stream's `application.process.id`, which the
+    /// registry does not carry), nil when it does not answer within `timeout` (gone, or no
+    /// connection).
+    public func nodeProperties(_ id: UInt32, timeout: Duration = .seconds(2)) async -> [String: String]? {
+        guard let connection else { return nil }
+        struct Pending {
+            var continuation: CheckedContinuation<[String: String]?, Never>?
+            var query: NodeQuery?
+            var answered = false
+        }
+        let pending = Mutex(Pending())
+        // Called once with the answer, by the node's info (on the PipeWire thread, lock held)
+        // or by the timeout; the query is freed after, off that thread.
+        let resume: @Sendable ([String: String]?) -> Void = { props in
+            let (c, q) = pending.withLock { p -> (CheckedContinuation<[String: String]?, Never>?, NodeQuery?) in
+                guard !p.answered else { return (nil, nil) }
+                p.answered = true
+                defer { p.continuation = nil; p.query = nil }
+                return (p.continuation, p.query)
+            }
+            c?.resume(returning: props)
+            if let q { Task.detached { connection.finish(q) } }
+        }
+        return await withCheckedContinuation { c in
+            pending.withLock { $0.continuation = c }
+            let query = connection.queryNode(id, resume)
+            let answered = pending.withLock { p -> Bool in
+                if !p.answered { p.query = query }
+                return p.answered
+            }
+            if answered, let query { Task.detached { connection.finish(query) } }
+            Task.detached {
+                try? await Task.sleep(for: timeout)
+                resume(nil)
+            }
+        }
+    }
+
     /// Whether the `audio-session` metadata has been read completely (after connecting).
     public var isPolicyReachable: Bool { state.withLock { $0.policyPresent && $0.replayDone } }
 

@@ -66,6 +66,7 @@ final class PipeWireConnection: @unchecked Sendable {
         var metadata: [String: (proxy: OpaquePointer, hook: OpaquePointer?, global: UInt32)] = [:]
         var box: ConnectionBox?
         var streams: [ObjectIdentifier: PipeWireStream] = [:]
+        var nodeQueries: [ObjectIdentifier: NodeQuery] = [:]
     }
     private var live = Live()
     private var core: OpaquePointer? { live.core }
@@ -198,6 +199,8 @@ final class PipeWireConnection: @unchecked Sendable {
     fileprivate static func teardown(_ l: inout Live) {
         for s in l.streams.values { s.destroyLocked() }
         l.streams.removeAll()
+        for q in l.nodeQueries.values { q.finish(nil) }
+        l.nodeQueries.removeAll()
         for m in l.metadata.values {
             aspw_hook_free(m.hook)
             pw_proxy_destroy(m.proxy)
@@ -295,6 +298,33 @@ final class PipeWireConnection: @unchecked Sendable {
         locked { _ = live.streams.removeValue(forKey: ObjectIdentifier(stream)) }
     }
 
+    // MARK: One node's full properties
+
+    /// Binds node `id` and hands its full properties (the registry carries only some) to
+    /// `done`, once; nil when there is no connection or `cancel(query:)` comes first.
+    func queryNode(_ id: UInt32, _ done: @escaping @Sendable ([String: String]?) -> Void) -> NodeQuery? {
+        locked { () -> NodeQuery? in
+            guard let r = registry,
+                  let proxy = aspw_registry_bind(r, id, "PipeWire:Interface:Node", UInt32(PW_VERSION_NODE)) else {
+                done(nil)
+                return nil
+            }
+            let q = NodeQuery(proxy: proxy, done: done)
+            q.hook = aspw_node_add_listener(proxy, onNodeInfo, Unmanaged.passUnretained(q).toOpaque())
+            live.nodeQueries[ObjectIdentifier(q)] = q
+            return q
+        }
+    }
+
+    /// Frees a query's proxy (answered or not): never from inside its own callback, which
+    /// runs with the loop lock held; this takes the lock, so it waits for the callback to return.
+    func finish(_ q: NodeQuery) {
+        locked {
+            guard live.nodeQueries.removeValue(forKey: ObjectIdentifier(q)) != nil else { return }
+            q.finish(nil)
+        }
+    }
+
     // MARK: Properties
 
     static func makeProperties(_ dict: [String: String]) -> UnsafeMutablePointer<pw_properties>? {
@@ -315,6 +345,41 @@ final class PipeWireConnection: @unchecked Sendable {
         }
         return out
     }
+}
+
+/// A bound node waiting for its info (`PipeWireConnection.queryNode`).
+final class NodeQuery: @unchecked Sendable {
+    let proxy: OpaquePointer
+    var hook: OpaquePointer?
+    private var done: (@Sendable ([String: String]?) -> Void)?
+    private var freed = false
+
+    init(proxy: OpaquePointer, done: @escaping @Sendable ([String: String]?) -> Void) {
+        self.proxy = proxy
+        self.done = done
+    }
+
+    /// The answer (loop thread, lock held): delivered once.
+    func answer(_ props: [String: String]?) {
+        let d = done
+        done = nil
+        d?(props)
+    }
+
+    /// Answers nil if not answered yet, and frees the hook and the proxy (lock held, outside its callbacks).
+    func finish(_ props: [String: String]?) {
+        answer(props)
+        guard !freed else { return }
+        freed = true
+        aspw_hook_free(hook)
+        hook = nil
+        pw_proxy_destroy(proxy)
+    }
+}
+
+private let onNodeInfo: aspw_node_info_fn = { data, props in
+    guard let data else { return }
+    Unmanaged<NodeQuery>.fromOpaque(data).takeUnretainedValue().answer(PipeWireConnection.dictionary(props))
 }
 
 /// A playback or capture `pw_stream` made by `PipeWireConnection.makeStream`.

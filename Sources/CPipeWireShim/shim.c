@@ -19,6 +19,7 @@ struct aspw_hook {
 		struct pw_metadata_events metadata;
 		struct pw_proxy_events proxy;
 		struct pw_stream_events stream;
+		struct pw_node_events node;
 	} events;
 	aspw_core_done_fn core_done;
 	aspw_core_error_fn core_error;
@@ -26,6 +27,7 @@ struct aspw_hook {
 	aspw_global_remove_fn global_remove;
 	aspw_property_fn property;
 	aspw_proxy_removed_fn proxy_removed;
+	aspw_node_info_fn node_info;
 	aspw_render_fn render;
 	aspw_stream_state_fn stream_state;
 	struct pw_stream *stream;
@@ -192,6 +194,29 @@ aspw_hook *aspw_proxy_add_listener(struct pw_proxy *proxy, aspw_proxy_removed_fn
 		.removed = on_proxy_removed,
 	};
 	pw_proxy_add_listener(proxy, &h->hook, &h->events.proxy, h);
+	return h;
+}
+
+/* node */
+
+static void on_node_info(void *data, const struct pw_node_info *info)
+{
+	aspw_hook *h = data;
+	if (h->node_info && info != NULL)
+		h->node_info(h->data, info->props);
+}
+
+aspw_hook *aspw_node_add_listener(struct pw_proxy *node, aspw_node_info_fn info, void *data)
+{
+	aspw_hook *h = hook_new(data);
+	if (h == NULL)
+		return NULL;
+	h->node_info = info;
+	h->events.node = (struct pw_node_events) {
+		.version = PW_VERSION_NODE_EVENTS,
+		.info = on_node_info,
+	};
+	pw_node_add_listener((struct pw_node *)node, &h->hook, &h->events.node, h);
 	return h;
 }
 

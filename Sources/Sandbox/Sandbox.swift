@@ -137,6 +137,13 @@ public final class Sandbox: @unchecked Sendable {
         env["PULSE_SERVER"] = "unix:" + run + "/pulse/native"
         env["PULSE_COOKIE"] = directory + "/config/pulse/cookie"
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + run + "/bus"
+        // The clients' system bus: the sandbox's own, or none (never the host's: its logind
+        // knows the real user's sessions).
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = options.systemBus ? "unix:path=" + run + "/system_bus_socket"
+                                                            : "unix:path=" + directory + "/no-system-bus"
+        // Desktop settings (GSettings) in a file under the private XDG_CONFIG_HOME, never in
+        // the user's dconf database.
+        env["GSETTINGS_BACKEND"] = "keyfile"
         // A private tree: its programs, libraries and plugins for daemons and clients
         // alike (the pw-session next to this executable comes first on PATH).
         env.merge(pipewire.environment(path: env["PATH"] ?? "/usr/bin:/bin")) { $1 }
@@ -173,6 +180,11 @@ public final class Sandbox: @unchecked Sendable {
         say("starting dbus-daemon… ")
         try startSessionBus()
         say("ok\n")
+        if options.systemBus {
+            say("starting a private system bus… ")
+            try startBus(name: "dbus-daemon-system", socket: directory + "/runtime/system_bus_socket")
+            say("ok\n")
+        }
 
         try startPipeWireAndSessionManager(devices: options.devices)
         if options.verbose {
@@ -248,8 +260,8 @@ public final class Sandbox: @unchecked Sendable {
     /// `signal` stops them: SIGTERM (an orderly stop) or SIGKILL (a crash).
     public func restartPipeWire(signal: Int32 = SIGTERM) throws {
         lock.lock()
-        let old = daemons.filter { $0.name != "dbus-daemon" }
-        daemons.removeAll { $0.name != "dbus-daemon" }
+        let old = daemons.filter { !$0.name.hasPrefix("dbus-daemon") }
+        daemons.removeAll { !$0.name.hasPrefix("dbus-daemon") }
         let current = devices
         devices.removeAll()
         lock.unlock()
@@ -273,11 +285,15 @@ public final class Sandbox: @unchecked Sendable {
 
     /// Starts dbus-daemon on `runtime/bus` and waits until it has printed its address.
     private func startSessionBus() throws {
-        let bus = directory + "/runtime/bus"
-        let dbus = try startDaemon("dbus-daemon", ["dbus-daemon", "--session", "--nofork",
-                                                    "--address=unix:path=\(bus)", "--print-address=1"])
-        let addressFile = directory + "/logs/dbus-daemon.address"
-        try waitForDaemon(dbus, what: "the session D-Bus", timeout: options.startupTimeout) {
+        try startBus(name: "dbus-daemon", socket: directory + "/runtime/bus")
+    }
+
+    /// Starts a dbus-daemon (with the session bus's configuration) on `socket`.
+    private func startBus(name: String, socket bus: String) throws {
+        let dbus = try startDaemon(name, ["dbus-daemon", "--session", "--nofork",
+                                          "--address=unix:path=\(bus)", "--print-address=1"])
+        let addressFile = directory + "/logs/\(name).address"
+        try waitForDaemon(dbus, what: name == "dbus-daemon" ? "the session D-Bus" : "the private system bus", timeout: options.startupTimeout) {
             FileManager.default.fileExists(atPath: bus) &&
                 ((try? String(contentsOfFile: addressFile, encoding: .utf8)) ?? "").contains("unix:")
         }
@@ -285,7 +301,7 @@ public final class Sandbox: @unchecked Sendable {
 
     private func startDaemon(_ name: String, _ argv: [String]) throws -> ChildProcess {
         let log = directory + "/logs/\(name).log"
-        let out = name == "dbus-daemon" ? directory + "/logs/dbus-daemon.address" : log
+        let out = name.hasPrefix("dbus-daemon") ? directory + "/logs/\(name).address" : log
         if options.verbose { say("\n  $ \(argv.joined(separator: " ")) (log: \(log))\n  ") }
         let child = try ChildProcess.spawn(argv, name: name, environment: daemonEnvironment,
                                            stdout: out, stderr: log, newProcessGroup: true)

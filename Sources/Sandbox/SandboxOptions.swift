@@ -94,6 +94,10 @@ public struct SandboxOptions: Sendable {
     /// With `roleLoopbacks`: WirePlumber's `linking.role-based.duck-level`. 1.0 (no duck of
     /// its own) is what the README asks for beside the module; WirePlumber's default is 0.3.
     public var roleDuckLevel: Double
+    /// A private system bus (a second dbus-daemon, at `runtime/system_bus_socket`) for the
+    /// sandbox's clients, where mock system services (logind) can be put; without it the
+    /// clients, like the daemons, have no system bus at all.
+    public var systemBus: Bool = false
 
     public init(
         devices: [VirtualDevice] = [.speaker, .headphones],

@@ -8,7 +8,7 @@ struct PWSession: ParsableCommand {
         abstract: "Audio sessions for PipeWire: inspect, test and sandbox the audio-session policy.",
         version: "0.1.0",
         subcommands: [StatusCommand.self, MonitorCommand.self, RunCommand.self, PlayCommand.self, InterruptCommand.self,
-                      RouteCommand.self, SilentCommand.self, LockCommand.self, MPRISBridgeCommand.self, SandboxCommand.self]
+                      RouteCommand.self, SilentCommand.self, LockCommand.self, AgentCommand.self, MPRISBridgeCommand.self, SandboxCommand.self]
     )
 
     /// Usage errors exit with status 2 (ArgumentParser's default is 64).

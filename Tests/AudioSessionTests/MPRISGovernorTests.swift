@@ -1,4 +1,4 @@
-import MPRISBridge
+import SessionAgent
 import Testing
 
 /// The MPRIS bridge's decisions (docs/mpris.md): given a state, when events, then actions.
@@ -80,13 +80,5 @@ import Testing
         _ = g.streamPaused(58, player: Self.mpv, status: .playing, cause: .interruption)
         #expect(g.reset() == [.report(governed: [:], released: [])])
         #expect(g.reset() == [])
-    }
-
-    @Test func gdbusOutputIsParsed() {
-        #expect(GDBus.parseMonitorLine("/org/mpris/MediaPlayer2: org.freedesktop.DBus.Properties.PropertiesChanged ('org.mpris.MediaPlayer2.Player', {'PlaybackStatus': <'Paused'>}, @as [])")
-                == .status(.paused))
-        #expect(GDBus.parseMonitorLine("/org/mpris/MediaPlayer2: org.freedesktop.DBus.Properties.PropertiesChanged ('org.mpris.MediaPlayer2.Player', {'Metadata': <{'xesam:title': <'PlaybackStatus'>}>}, @as [])")
-                == .other)
-        #expect(GDBus.parseMonitorLine("The name org.mpris.MediaPlayer2.mpv does not have an owner") == .ownerGone)
     }
 }

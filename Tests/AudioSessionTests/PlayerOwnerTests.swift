@@ -1,5 +1,5 @@
 import Glibc
-import MPRISBridge
+import SessionAgent
 import Testing
 
 /// Which player a stream's process belongs to (docs/mpris.md): the process itself, then its

@@ -1,5 +1,5 @@
 import Foundation
-import MPRISBridge
+import SessionAgent
 import Sandbox
 import Testing
 #if canImport(Glibc)

@@ -137,7 +137,7 @@ extension Integration {
             let tmp = try Support.makeTemp("help")
             defer { Support.removeTemp(tmp) }
             let exe = try Support.pwSessionPath()
-            for verb in ["status", "monitor", "run", "play", "interrupt", "route", "silent", "lock", "sandbox"] {
+            for verb in ["status", "monitor", "run", "play", "interrupt", "route", "silent", "lock", "agent", "sandbox"] {
                 let r = try Support.runOutside([exe, verb, "--help"], in: tmp)
                 #expect(r.status == 0, "\(verb)")
                 #expect(r.stdout.contains("Examples:"), "\(verb): \(r.stdout)")

@@ -59,6 +59,13 @@ typedef void (*aspw_proxy_removed_fn)(void *data);
 /// pw_proxy_add_listener needs a pw_proxy_events table and a spa_hook: both live here.
 aspw_hook *aspw_proxy_add_listener(struct pw_proxy *proxy, aspw_proxy_removed_fn removed, void *data);
 
+// MARK: node
+
+typedef void (*aspw_node_info_fn)(void *data, const struct spa_dict *props);
+/// pw_node_add_listener is a macro; the proxy comes from aspw_registry_bind. `info`
+/// gets the node's full properties (the registry carries only a few of them).
+aspw_hook *aspw_node_add_listener(struct pw_proxy *node, aspw_node_info_fn info, void *data);
+
 // MARK: dict
 
 /// spa_dict_lookup is static inline.
