@@ -73,7 +73,7 @@ public indirect enum DBusValue: Sendable, Equatable {
     }
 
     /// Reads a GVariant (borrowed: the caller keeps its reference). Containers nest at
-    /// most `depth` deep: deeper content is `.other`.
+    /// most `depth` deep (deeper content is `.other`) and are read to `maximumMembers`.
     static func read(_ v: OpaquePointer, depth: Int = 16) -> DBusValue {
         let type = String(cString: g_variant_get_type_string(v))
         guard depth > 0, let first = type.utf8.first else { return .other(type) }
@@ -111,10 +111,14 @@ public indirect enum DBusValue: Sendable, Equatable {
         }
     }
 
+    /// At most this many members of one container are read: what the agent reads is a few
+    /// properties or sessions, and a player on the bus may send anything.
+    static let maximumMembers = 1024
+
     private static func children(_ v: OpaquePointer, depth: Int) -> [DBusValue] {
-        let n = g_variant_n_children(v)
+        let n = min(g_variant_n_children(v), gsize(maximumMembers))
         var out: [DBusValue] = []
-        out.reserveCapacity(Int(min(n, 4096)))
+        out.reserveCapacity(Int(n))
         var i: gsize = 0
         while i < n {
             if let c = g_variant_get_child_value(v, i) {

@@ -94,3 +94,17 @@ import Testing
         }
     }
 }
+
+extension SessionAgentTests {
+    /// What another program sends is read within bounds: a huge array is cut, deep nesting stops.
+    @Test func aHugeOrDeepValueIsReadWithinBounds() throws {
+        let huge = "([" + (0..<5000).map { "'\($0)'" }.joined(separator: ",") + "],)"
+        #expect(DBusValue.parse(huge)?[0]?.elements?.count == 1024)
+        let deep = "(" + String(repeating: "<", count: 40) + "true" + String(repeating: ">", count: 40) + ",)"
+        var v = try #require(DBusValue.parse(deep)?[0])
+        var levels = 0
+        while case .variant(let inner) = v { v = inner; levels += 1 }
+        #expect(levels < 16)
+        #expect(v == .other("v"))
+    }
+}

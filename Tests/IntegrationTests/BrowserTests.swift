@@ -195,7 +195,7 @@ extension Integration {
 
         /// The bridge, connected.
         static func startBridge(_ sandbox: Sandbox) throws -> ChildProcess {
-            let bridge = try sandbox.spawn([try Support.pwSessionPath(), "mpris-bridge", "--verbose"])
+            let bridge = try sandbox.spawn([try Support.pwSessionPath(), "agent", "--verbose"])
             try sandbox.waitUntil(timeout: 15, "the MPRIS bridge to connect") {
                 guard bridge.isRunning else { throw TestFailure("mpris-bridge exited: \(bridge.logTail())") }
                 return Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {

@@ -36,7 +36,7 @@ extension Integration {
             let sandbox = try Sandbox.start(SandboxOptions())
             do {
                 let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
-                let bridge = try sandbox.spawn([try Support.pwSessionPath(), "mpris-bridge", "--verbose"])
+                let bridge = try sandbox.spawn([try Support.pwSessionPath(), "agent", "--verbose"])
                 // The bridge has connected and published its (empty) reports.
                 try sandbox.waitUntil(timeout: 15, "the MPRIS bridge to connect") {
                     guard bridge.isRunning else { throw TestFailure("mpris-bridge exited: \(bridge.logTail())") }
@@ -244,7 +244,7 @@ extension Integration {
             defer { sandbox.stop() }
             let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
             let call = try tone(in: sandbox, seconds: 2, frequency: 660, name: "call.wav")
-            let bridge = try sandbox.spawn([try Support.pwSessionPath(), "mpris-bridge", "--verbose"])
+            let bridge = try sandbox.spawn([try Support.pwSessionPath(), "agent", "--verbose"])
             let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
             let caller = try sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", call])
