@@ -10,6 +10,9 @@ let package = Package(
         // libpipewire-module-audio-session.so.
         .library(name: "AudioSessionModuleCore", type: .static, targets: ["AudioSessionModuleCore"]),
         .library(name: "AudioSession", targets: ["AudioSession"]),
+        // libaudiosession's code (the C API over AudioSession), as one static archive that
+        // meson-shim links, with the Swift runtime, into libaudiosession.so.0.
+        .library(name: "AudioSessionC", type: .static, targets: ["AudioSessionC"]),
         .executable(name: "pw-session", targets: ["pw-session"]),
         .executable(name: "session-policy-bench", targets: ["session-policy-bench"]),
         .executable(name: "audio-session-bench", targets: ["audio-session-bench"]),
@@ -60,6 +63,10 @@ let package = Package(
             pkgConfig: "gio-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
+        // The C API's header (include/audio-session/audio-session.h), installed with libaudiosession.
+        .target(name: "CAudioSessionAPI"),
+        // The C API: @_cdecl as_* functions over AudioSession.
+        .target(name: "AudioSessionC", dependencies: ["AudioSession", "CAudioSessionAPI"]),
         // pw-session agent: the user's desktop session carried to the policy (MPRIS players
         // paused and resumed with its pauses; the screen lock and Do Not Disturb as its switches).
         .target(name: "SessionAgent", dependencies: ["AudioSession", "CGIO"]),

@@ -8,8 +8,10 @@ cd "$repo"
 bin=$("$swift" build -c release --show-bin-path)
 # SwiftPM adds to an existing archive: objects of renamed or deleted sources would
 # stay in it and be linked. A new archive each build holds only today's objects.
-rm -f "$bin/libAudioSessionModuleCore.a"
+rm -f "$bin/libAudioSessionModuleCore.a" "$bin/libAudioSessionC.a"
 "$swift" build -c release --product AudioSessionModuleCore
+"$swift" build -c release --product AudioSessionC
 "$swift" build -c release --product pw-session
 cp -f "$bin/libAudioSessionModuleCore.a" "$out/libAudioSessionModuleCore.a"
+cp -f "$bin/libAudioSessionC.a" "$out/libAudioSessionC.a"
 cp -f "$bin/pw-session" "$out/pw-session"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A playback stream (`pw_stream`) on the session's own connection: it belongs

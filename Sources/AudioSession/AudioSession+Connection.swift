@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The connection's life: connect, read the policy's metadata, lose it,
@@ -49,7 +52,10 @@ extension AudioSession {
 
     /// One event from the PipeWire thread.
     func handle(_ event: PipeWireEvent) {
-        if debugEnabled { FileHandle.standardError.write(Data("audio-session: \(event)\n".utf8)) }
+        if debugEnabled {
+            let line = Array("audio-session: \(event)\n".utf8)
+            _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        }
         switch event {
         case .synced(let seq):
             let (connectSeq, replaySeq) = state.withLock { ($0.connectSeq, $0.replaySeq) }

@@ -1,5 +1,5 @@
 import PipeWirePorts  // Port.from: a node's properties read as a port, as the module reads them
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// One `setActive` waiting for its `activation` answer.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import AudioSessionVocabulary
 
 /// The JSON documents the module publishes in the `audio-session` metadata

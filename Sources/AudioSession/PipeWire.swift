@@ -14,7 +14,8 @@
 
 import CPipeWire
 import CPipeWireShim
-import Foundation
+import Dispatch
+import FoundationEssentials
 import AudioSessionVocabulary
 
 /// What the connection reports (on the PipeWire loop thread).
@@ -100,7 +101,7 @@ final class PipeWireConnection: @unchecked Sendable {
         locked { live.box?.owner = nil }
         let resources = Resources(loop: loop, context: context, live: live)
         if pw_thread_loop_in_thread(loop) {
-            Thread.detachNewThread { resources.destroy(stopFirst: false) }
+            DispatchQueue.global().async { resources.destroy(stopFirst: false) }
         } else {
             resources.destroy(stopFirst: true)
         }

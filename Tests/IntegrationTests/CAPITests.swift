@@ -1,0 +1,137 @@
+import Foundation
+import Sandbox
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Integration {
+    /// libaudiosession, the C API, as a C or Python programmer meets it: the header and
+    /// pkg-config file only, the example player (examples/c-player.c) built with `cc` and
+    /// run in the sandbox (a call pauses it and it plays again after; lost headphones stop
+    /// it), the exported symbols and soname, and the Python ctypes example.
+    @Suite(.serialized)
+    struct CAPITests {
+        /// Where meson built libaudiosession (the module's build directory: the one the
+        /// integration tests load the module from).
+        static func buildDirectory() throws -> String {
+            let dir = ProcessInfo.processInfo.environment["AUDIO_SESSION_MODULE_DIR"] ?? Support.checkoutRoot + "/build/meson"
+            guard FileManager.default.fileExists(atPath: dir + "/libaudiosession.so.0") else {
+                throw TestFailure("no libaudiosession.so.0 in \(dir): build it with make module")
+            }
+            return dir
+        }
+
+        /// The build's uninstalled pkg-config file first, as a program built against an
+        /// installed libaudiosession would use the installed one.
+        static func environment() throws -> [String: String] {
+            let dir = try buildDirectory()
+            return ["PKG_CONFIG_PATH": dir + "/meson-uninstalled", "LD_LIBRARY_PATH": dir + ":" + (ProcessInfo.processInfo.environment["LD_LIBRARY_PATH"] ?? "")]
+        }
+
+        /// This process's environment with `environment()`'s (for programs run outside the sandbox).
+        static func outsideEnvironment() throws -> [String: String] {
+            ProcessInfo.processInfo.environment.merging(try environment()) { $1 }
+        }
+
+        /// Builds the example with `cc` and nothing but what pkg-config says.
+        static func buildPlayer(in dir: String) throws -> String {
+            let out = dir + "/c-player"
+            let r = try Support.runOutside(["sh", "-c", "cc -std=c99 -Wall -Wextra -Werror \"$1\" $(pkg-config --cflags --libs audio-session) -lm -o \"$2\"",
+                                            "sh", Support.checkoutRoot + "/examples/c-player.c", out], environment: try outsideEnvironment(), in: dir)
+            guard r.status == 0 else { throw TestFailure("building the C example failed: \(r.stdout)\(r.stderr)") }
+            return out
+        }
+
+        static func lines(_ p: ChildProcess) -> [String] {
+            Client.log(p).split(separator: "\n").map(String.init)
+        }
+
+        static func waitForLine(_ p: ChildProcess, _ line: String, _ sandbox: Sandbox, timeout: TimeInterval = 15) throws {
+            do {
+                try sandbox.waitUntil(timeout: timeout, "the program to print \"\(line)\"") {
+                    if lines(p).contains(line) { return true }
+                    if let status = p.exitStatus { throw TestFailure("it exited (\(status)) first") }
+                    return false
+                }
+            } catch {
+                throw TestFailure("\(error)\nits output:\n\(Client.log(p))")
+            }
+        }
+
+        /// The header compiles as C99 (the example, with -Werror) and as C++; pkg-config
+        /// knows the library; only the as_* functions are exported, under the soname.
+        @Test func theHeaderAndPkgConfigAreAllAProgramNeeds() throws {
+            let tmp = try Support.makeTemp("capi")
+            defer { Support.removeTemp(tmp) }
+            _ = try Self.buildPlayer(in: tmp)
+            let cxx = tmp + "/check.cc"
+            try "#include <audio-session/audio-session.h>\nint main() { as_session *s = as_session_new(nullptr); as_session_free(s); return 0; }\n"
+                .write(toFile: cxx, atomically: true, encoding: .utf8)
+            let r = try Support.runOutside(["sh", "-c", "c++ -std=c++11 -Wall -Werror \"$1\" $(pkg-config --cflags --libs audio-session) -o \"$2\"",
+                                            "sh", cxx, tmp + "/check"], environment: try Self.outsideEnvironment(), in: tmp)
+            #expect(r.status == 0, "the header as C++: \(r.stdout)\(r.stderr)")
+            let lib = try Self.buildDirectory() + "/libaudiosession.so.0"
+            let symbols = try Support.runOutside(["nm", "-D", "--defined-only", lib], in: tmp)
+            let names = symbols.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+            #expect(names.contains("as_session_new@@AUDIO_SESSION_0"))
+            let foreign = names.filter { !$0.hasPrefix("as_") && $0 != "AUDIO_SESSION_0" }
+            #expect(foreign.isEmpty, "exported beyond the API: \(foreign.prefix(10))")
+            let dynamic = try Support.runOutside(["objdump", "-p", lib], in: tmp)
+            #expect(dynamic.stdout.contains("SONAME               libaudiosession.so.0"), "\(dynamic.stdout)")
+            #expect(!dynamic.stdout.contains("libswift"), "the Swift runtime is linked in, not needed at run time")
+        }
+
+        /// The example player: a call pauses it and it plays again after the call (R15);
+        /// lost headphones stop it (R30, R31) and it stays stopped.
+        @Test func r15R31TheCPlayerIsPausedByACallAndStoppedByLostHeadphones() throws {
+            let tmp = try Support.makeTemp("capi")
+            defer { Support.removeTemp(tmp) }
+            let exe = try Self.buildPlayer(in: tmp)
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let player = try sandbox.spawn([exe, "60"], environment: try Self.environment())
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+            try Self.waitForLine(player, "activated (playback, output: headphones)", sandbox)
+            try Self.waitForLine(player, "playing", sandbox)
+            try sandbox.waitUntil(timeout: 15, "the player's session to be playing") {
+                try Client.session(sandbox, application: "c-player")?["playing"] as? Bool == true
+            }
+            let call = try Client.run(sandbox, ["interrupt", "--as", "call", "--duration", "1"])
+            #expect(call.status == 0, "\(call.stderr)")
+            try Self.waitForLine(player, "interruption began (default)", sandbox)
+            try Self.waitForLine(player, "interruption ended (shouldResume)", sandbox)
+            try Self.waitForLine(player, "resumed", sandbox)
+            try sandbox.waitUntil(timeout: 15, "the player to play again") {
+                try Client.session(sandbox, application: "c-player")?["playing"] as? Bool == true
+            }
+            try sandbox.removeDevice(named: "headphones")
+            try Self.waitForLine(player, "route change oldDeviceUnavailable (previous output: Headphones, headphones)", sandbox)
+            try Self.waitForLine(player, "paused: the headphones went away", sandbox)
+            try sandbox.waitUntil(timeout: 15, "the player's session to stop playing") {
+                try Client.session(sandbox, application: "c-player")?["playing"] as? Bool == false
+            }
+            #expect(!Self.lines(player).contains { $0.hasPrefix("cannot") || $0.contains("error") }, "\(Client.log(player))")
+        }
+
+        /// The Python ctypes example of docs/c-api.md: activated, interrupted by a call and
+        /// resumed after it.
+        @Test func r15ThePythonExampleIsInterruptedAndResumed() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let script = Support.checkoutRoot + "/examples/python-session.py"
+            let p = try sandbox.spawn(["/usr/bin/python3", script, "60"], environment: try Self.environment())
+            defer { p.terminate(signal: SIGKILL, timeout: 2) }
+            try Self.waitForLine(p, "playing", sandbox)
+            #expect(Self.lines(p).first?.hasPrefix("activated (output: headphones") == true, "\(Client.log(p))")
+            try sandbox.waitUntil(timeout: 15, "its session to be playing") {
+                try Client.session(sandbox, application: "python-session")?["playing"] as? Bool == true
+            }
+            let call = try Client.run(sandbox, ["interrupt", "--as", "call", "--duration", "1"])
+            #expect(call.status == 0, "\(call.stderr)")
+            try Self.waitForLine(p, "interruption began (default)", sandbox)
+            try Self.waitForLine(p, "interruption ended (shouldResume)", sandbox)
+            try Self.waitForLine(p, "resumed", sandbox)
+        }
+    }
+}
