@@ -43,8 +43,11 @@ $(PW14_BUILD)/build.ninja: | pipewire-1.4
 module-pw1.4: pipewire-1.4 $(PW14_BUILD)/build.ninja
 	ninja -C $(PW14_BUILD)
 
+# The module, pw-session, libaudiosession (with its header and audio-session.pc), the
+# drop-in and the agent's user unit; stripped. ldconfig makes the new library known.
 install: module
-	meson install -C $(MESON_BUILD)
+	meson install --strip -C $(MESON_BUILD)
+	-ldconfig
 
 demo: build
 	./scripts/demo.sh
