@@ -103,7 +103,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ModuleCoreTests", dependencies: ["AudioSessionModuleCore", "AudioSessionCoreABI", "SessionPolicy", "PipeWireFacts"]),
-        .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy", "PipeWireFacts", "SessionAgent"]),
+        .testTarget(name: "AudioSessionTests", dependencies: ["AudioSession", "SessionPolicy", "PipeWireFacts", "SessionAgent", "AudioSessionC", "CAudioSessionAPI"]),
         .testTarget(name: "IntegrationTests", dependencies: ["Sandbox", "HostileClients", "SessionPolicy", "PipeWireFacts", "AudioSession", "SessionAgent"]),
     ]
 )
