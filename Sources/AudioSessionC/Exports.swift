@@ -199,6 +199,30 @@ public func as_session_last_error(_ p: OpaquePointer?) -> UnsafePointer<CChar>? 
 }
 nonisolated(unsafe) let emptyString = UnsafePointer(strdup("")!)
 
+@_cdecl("as_session_set_prefers_no_interruptions_from_system_alerts")
+public func as_session_set_prefers_no_interruptions_from_system_alerts(_ p: OpaquePointer?, _ prefers: Bool) -> Int32 {
+    guard let s = session(p) else { return badParam }
+    do throws(SessionError) { try s.session.setPrefersNoInterruptionsFromSystemAlerts(prefers); return 0 } catch { return s.fail(error) }
+}
+
+@_cdecl("as_session_set_prefers_interruption_on_route_disconnect")
+public func as_session_set_prefers_interruption_on_route_disconnect(_ p: OpaquePointer?, _ prefers: Bool) -> Int32 {
+    guard let s = session(p) else { return badParam }
+    do throws(SessionError) { try s.session.setPrefersInterruptionOnRouteDisconnect(prefers); return 0 } catch { return s.fail(error) }
+}
+
+@_cdecl("as_session_override_output_port")
+public func as_session_override_output_port(_ p: OpaquePointer?, _ port: as_port_override) -> Int32 {
+    guard let s = session(p) else { return badParam }
+    let choice: PortOverride
+    switch port {
+    case AS_PORT_OVERRIDE_NONE: choice = PortOverride.none
+    case AS_PORT_OVERRIDE_SPEAKER: choice = .speaker
+    default: return s.fail(badParam, "no such port override (\(port.rawValue))")
+    }
+    do throws(SessionError) { try s.session.overrideOutputAudioPort(choice); return 0 } catch { return s.fail(error) }
+}
+
 @_cdecl("as_session_set_callbacks")
 public func as_session_set_callbacks(_ p: OpaquePointer?, _ callbacks: UnsafePointer<as_callbacks>?, _ data: UnsafeMutableRawPointer?) -> Int32 {
     guard let s = session(p) else { return badParam }
@@ -349,6 +373,55 @@ public func as_output_free(_ p: OpaquePointer?) {
     guard let p else { return }
     let o = Unmanaged<COutput>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue()
     o.output.stop()
+}
+
+// MARK: Inputs
+
+/// An `as_input`.
+final class CInput: @unchecked Sendable {
+    let input: AudioInput
+    init(input: AudioInput) { self.input = input }
+}
+
+private func input(_ p: OpaquePointer?) -> CInput? {
+    p.map { Unmanaged<CInput>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+}
+
+@_cdecl("as_input_new")
+public func as_input_new(_ p: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ rate: UInt32, _ channels: UInt32,
+                         _ paused: Bool, _ capture: as_capture_fn?, _ data: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let s = session(p) else { return nil }
+    guard let capture, (8000...384_000).contains(rate), (1...8).contains(channels) else {
+        _ = s.fail(badParam, "an input needs a capture function, a rate of 8000-384000 Hz and 1-8 channels")
+        return nil
+    }
+    let userData = UnsafeData(pointer: data)
+    do throws(SessionError) {
+        let i = try AudioInput(session: s.session, name: name.map { String(cString: $0) } ?? "audio-session input",
+                               rate: Int(rate), channels: Int(channels), paused: paused) { buffer, ch in
+            guard let base = buffer.baseAddress, ch > 0 else { return }
+            capture(userData.pointer, base, UInt32(clamping: buffer.count / ch), UInt32(ch))
+        }
+        return OpaquePointer(Unmanaged.passRetained(CInput(input: i)).toOpaque())
+    } catch {
+        _ = s.fail(error)
+        return nil
+    }
+}
+
+@_cdecl("as_input_set_paused")
+public func as_input_set_paused(_ p: OpaquePointer?, _ paused: Bool) {
+    guard let i = input(p) else { return }
+    if paused { i.input.pause() } else { i.input.resume() }
+}
+
+@_cdecl("as_input_node_id")
+public func as_input_node_id(_ p: OpaquePointer?) -> UInt32 { input(p)?.input.nodeID ?? 0 }
+
+@_cdecl("as_input_free")
+public func as_input_free(_ p: OpaquePointer?) {
+    guard let p else { return }
+    Unmanaged<CInput>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue().input.stop()
 }
 
 // MARK: Names

@@ -37,6 +37,22 @@ import Testing
         as_route_free(nil)
     }
 
+    /// The preferences are declared; an override to a speaker that is not there is refused
+    /// with the rule's sentence, and an unknown override is a bad parameter.
+    @Test func preferencesAndTheOutputOverride() throws {
+        let s = try #require(as_session_new("capi-test"))
+        defer { as_session_free(s) }
+        #expect(as_session_set_prefers_no_interruptions_from_system_alerts(s, true) == 0)
+        #expect(as_session_set_prefers_interruption_on_route_disconnect(s, true) == 0)
+        #expect(as_session_override_output_port(s, AS_PORT_OVERRIDE_SPEAKER) == Int32(AS_ERROR_BAD_PARAM.rawValue))
+        #expect(String(cString: as_session_last_error(s)).contains("no built-in speaker"))
+        #expect(as_session_override_output_port(s, as_port_override(rawValue: 7)) == Int32(AS_ERROR_BAD_PARAM.rawValue))
+        #expect(as_session_override_output_port(s, AS_PORT_OVERRIDE_NONE) == 0)
+        #expect(as_input_new(s, "x", 48000, 1, false, nil, nil) == nil)
+        #expect(String(cString: as_session_last_error(s)).contains("capture function"))
+        as_input_free(nil)
+    }
+
     /// Nothing waits before anything happened: dispatch delivers nothing, and the
     /// descriptor is a real one.
     @Test func aNewSessionHasNothingToDispatch() throws {

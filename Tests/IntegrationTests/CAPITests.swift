@@ -114,6 +114,53 @@ extension Integration {
             #expect(!Self.lines(player).contains { $0.hasPrefix("cannot") || $0.contains("error") }, "\(Client.log(player))")
         }
 
+        /// A recorder in C: a `record` session's input captures from the microphone (a
+        /// virtual source here), on the session's own connection.
+        @Test func aCRecorderCapturesThroughItsSession() throws {
+            let tmp = try Support.makeTemp("capi")
+            defer { Support.removeTemp(tmp) }
+            let source = tmp + "/recorder.c"
+            try """
+                #define _POSIX_C_SOURCE 200809L
+                #include <audio-session/audio-session.h>
+                #include <stdio.h>
+                #include <time.h>
+                static volatile uint64_t frames_seen;
+                static void capture(void *data, const float *buffer, uint32_t frames, uint32_t channels)
+                { (void)data; (void)buffer; (void)channels; frames_seen += frames; }
+                int main(void) {
+                    as_session *s = as_session_new("c-recorder");
+                    int r = as_session_set_category(s, AS_CATEGORY_RECORD, AS_MODE_DEFAULT, 0);
+                    if (r == 0) r = as_session_set_active(s, true, 0);
+                    if (r < 0) { printf("failed: %s: %s\\n", as_error_name(r), as_session_last_error(s)); return 1; }
+                    as_input *in = as_input_new(s, "c-recorder mic", 48000, 1, false, capture, NULL);
+                    if (in == NULL) { printf("no input: %s\\n", as_session_last_error(s)); return 1; }
+                    struct timespec t = { 0, 100000000 };
+                    for (int i = 0; i < 100 && frames_seen < 48000; i++) nanosleep(&t, NULL);
+                    printf("captured %s (node %u)\\n", frames_seen >= 48000 ? "a second" : "less than a second", as_input_node_id(in));
+                    fflush(stdout);
+                    as_input_free(in);
+                    as_session_free(s);
+                    return 0;
+                }
+                """.write(toFile: source, atomically: true, encoding: .utf8)
+            let exe = tmp + "/recorder"
+            let built = try Support.runOutside(["sh", "-c", "cc -std=c99 -Wall -Werror \"$1\" $(pkg-config --cflags --libs audio-session) -o \"$2\"",
+                                                "sh", source, exe], environment: try Self.outsideEnvironment(), in: tmp)
+            #expect(built.status == 0, "\(built.stdout)\(built.stderr)")
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let mic = try sandbox.run(["pw-cli", "create-node", "adapter",
+                                       "{ factory.name=support.null-audio-sink node.name=mic media.class=Audio/Source/Virtual object.linger=true audio.position=[MONO] }"],
+                                      timeout: 10)
+            #expect(mic.status == 0, "\(mic.stderr)")
+            let p = try sandbox.spawn([exe], environment: try Self.environment())
+            defer { p.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 30, "the recorder to finish") { !p.isRunning }
+            #expect(p.exitStatus == 0, "\(Client.log(p))")
+            #expect(Self.lines(p).contains { $0.hasPrefix("captured a second (node ") && !$0.hasSuffix("(node 0)") }, "\(Client.log(p))")
+        }
+
         /// The Python ctypes example of docs/c-api.md: activated, interrupted by a call and
         /// resumed after it.
         @Test func r15ThePythonExampleIsInterruptedAndResumed() throws {

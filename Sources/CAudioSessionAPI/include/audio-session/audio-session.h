@@ -38,6 +38,8 @@ extern "C" {
 typedef struct as_session as_session;
 /** A playback stream that belongs to a session. */
 typedef struct as_output as_output;
+/** A capture stream that belongs to a session. */
+typedef struct as_input as_input;
 
 /** What the program's audio is for (AVAudioSession.Category). */
 typedef enum as_category {
@@ -144,6 +146,12 @@ typedef struct as_callbacks {
 } as_callbacks;
 #define AS_CALLBACKS_VERSION 1
 
+/** Where as_session_override_output_port() sends the session's output. */
+typedef enum as_port_override {
+    AS_PORT_OVERRIDE_NONE = 0,   /**< the route the system chooses */
+    AS_PORT_OVERRIDE_SPEAKER = 1 /**< the built-in speaker (a call on speakerphone) */
+} as_port_override;
+
 /** Renders up to `frames` interleaved float frames of `channels` channels into `buffer`;
  * returns the frames written (0: nothing to play now). Runs on PipeWire's realtime thread:
  * it must not block, allocate or take locks another thread holds long. */
@@ -164,6 +172,15 @@ int as_session_set_category(as_session *session, as_category category, as_mode m
 int as_session_set_active(as_session *session, bool active, uint32_t flags);
 /** The explanation of the last failure on this session ("" when none); valid until the next call. */
 const char *as_session_last_error(as_session *session);
+
+/** Asks not to be interrupted by system alerts (AVAudioSession's prefersNoInterruptionsFromSystemAlerts). */
+int as_session_set_prefers_no_interruptions_from_system_alerts(as_session *session, bool prefers);
+/** Asks for an interruption (reason routeDisconnected) rather than a route change when the
+ * route goes away (prefersInterruptionOnRouteDisconnect). */
+int as_session_set_prefers_interruption_on_route_disconnect(as_session *session, bool prefers);
+/** Sends the session's output to the built-in speaker, or back to the system's choice;
+ * answered with a route change (reason override). AS_ERROR_BAD_PARAM when there is no speaker. */
+int as_session_override_output_port(as_session *session, as_port_override port);
 
 /** Sets the callbacks (copied) and the pointer they get. */
 int as_session_set_callbacks(as_session *session, const as_callbacks *callbacks, void *data);
@@ -192,6 +209,20 @@ void as_output_set_paused(as_output *output, bool paused);
 uint32_t as_output_node_id(as_output *output);
 /** Stops and frees the output. NULL is ignored. */
 void as_output_free(as_output *output);
+
+/** Gets each captured buffer: `frames` interleaved float frames of `channels` channels.
+ * Runs on PipeWire's realtime thread, like as_render_fn. */
+typedef void (*as_capture_fn)(void *data, const float *buffer, uint32_t frames, uint32_t channels);
+
+/** A capture stream of the session (a recorder's microphone), capturing unless `paused`. */
+as_input *as_input_new(as_session *session, const char *name, uint32_t rate, uint32_t channels,
+                       bool paused, as_capture_fn capture, void *data);
+/** Pauses (true) or resumes (false) the input. */
+void as_input_set_paused(as_input *input, bool paused);
+/** PipeWire's node id of the input, 0 while it has none. */
+uint32_t as_input_node_id(as_input *input);
+/** Stops and frees the input. NULL is ignored. */
+void as_input_free(as_input *input);
 
 /** The names the rules use ("playback", "voiceChat", "insufficientPriority", "routeDisconnected"…). */
 const char *as_category_name(as_category category);
