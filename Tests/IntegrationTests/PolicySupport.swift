@@ -100,6 +100,26 @@ extension Sandbox {
 extension Recorder {
     /// Bytes recorded so far (header included); a mark for `levels(since:)`.
     var mark: Int { Sandbox.fileSize(path) }
+
+    /// Non-zero samples written between two marks, read from the file while it is being
+    /// recorded (16-bit samples after the 44-byte header).
+    func nonZeroSamples(from a: Int, to b: Int) -> Int {
+        guard let h = FileHandle(forReadingAtPath: path) else { return 0 }
+        defer { try? h.close() }
+        let start = max(44, a) & ~1
+        guard b > start else { return 0 }
+        try? h.seek(toOffset: UInt64(start))
+        guard let data = try? h.read(upToCount: b - start) else { return 0 }
+        var count = 0
+        data.withUnsafeBytes { raw in
+            var i = 0
+            while i + 1 < raw.count {
+                if raw[i] != 0 || raw[i + 1] != 0 { count += 1 }
+                i += 2
+            }
+        }
+        return count
+    }
 }
 
 /// Block levels of a recording, with the helpers the duck tests need.
