@@ -22,7 +22,7 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 root=$dir/root
-stamp=$root/.complete-$pw_version-$wp_version
+stamp=$root/.complete-$pw_version-$wp_version-bluetooth
 
 if [ -f "$stamp" ] && [ -f "$dir/env.sh" ]; then
   echo "$root"
@@ -51,6 +51,7 @@ apt-get "$@" update >&2
 
 packages="pipewire=$pw_version pipewire-bin=$pw_version libpipewire-0.3-0=$pw_version
 libpipewire-0.3-modules=$pw_version libpipewire-0.3-common=$pw_version libspa-0.2-modules=$pw_version
+libspa-0.2-bluetooth=$pw_version
 pipewire-pulse=$pw_version libpipewire-0.3-dev=$pw_version libspa-0.2-dev=$pw_version
 wireplumber=$wp_version libwireplumber-0.5-0=$wp_version liblua5.4-0 libebur128-1 libmysofa1"
 say "downloading PipeWire $pw_version and WirePlumber $wp_version"
@@ -75,6 +76,7 @@ libdir=$(dirname "$(ls -d "$root"/usr/lib/*/pipewire-0.3)")
 missing=$(LD_LIBRARY_PATH=$libdir ldd "$root/usr/bin/pipewire" "$root/usr/bin/wireplumber" \
   "$root/usr/bin/pipewire-pulse" "$libdir"/pipewire-0.3/libpipewire-module-protocol-pulse.so \
   "$libdir"/spa-0.2/audioconvert/*.so "$libdir"/spa-0.2/support/*.so "$libdir"/wireplumber-0.5/*.so \
+  "$libdir"/spa-0.2/bluez5/libspa-bluez5.so \
   2>/dev/null | grep 'not found' | sort -u || true)
 if [ -n "$missing" ]; then
   say "libraries the tree needs are missing from this system:"

@@ -116,7 +116,7 @@ public final class Sandbox: @unchecked Sendable {
         try SandboxConfig.writePipeWireConfig(to: pwConf, from: pipewire, loadModule: options.loadModule,
                                               moduleArguments: options.moduleArguments,
                                               accessRestricted: options.accessRestricted)
-        try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire,
+        try SandboxConfig.writeWirePlumberConfig(configHome: directory + "/config", for: pipewire, bluetooth: options.bluetooth,
                                                  roleLoopbacks: options.roleLoopbacks, roleDuckLevel: options.roleDuckLevel)
 
         var env = ProcessInfo.processInfo.environment
@@ -139,7 +139,7 @@ public final class Sandbox: @unchecked Sendable {
         env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=" + run + "/bus"
         // The clients' system bus: the sandbox's own, or none (never the host's: its logind
         // knows the real user's sessions).
-        env["DBUS_SYSTEM_BUS_ADDRESS"] = options.systemBus ? "unix:path=" + run + "/system_bus_socket"
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = options.systemBus || options.bluetooth ? "unix:path=" + run + "/system_bus_socket"
                                                             : "unix:path=" + directory + "/no-system-bus"
         // Desktop settings (GSettings) in a file under the private XDG_CONFIG_HOME, never in
         // the user's dconf database.
@@ -162,8 +162,10 @@ public final class Sandbox: @unchecked Sendable {
         var denv = env
         denv["HOME"] = directory + "/home"
         denv["TMPDIR"] = directory + "/tmp"
-        // No system bus for the daemons: nothing can reach rtkit, BlueZ or logind.
-        denv["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=" + directory + "/no-system-bus"
+        // No system bus for the daemons (nothing can reach rtkit, BlueZ or logind), but the
+        // sandbox's own with `bluetooth`, where the fake BlueZ is.
+        denv["DBUS_SYSTEM_BUS_ADDRESS"] = options.bluetooth ? "unix:path=" + run + "/system_bus_socket"
+                                                            : "unix:path=" + directory + "/no-system-bus"
         denv["PIPEWIRE_LOG_SYSTEMD"] = "false"
         for key in ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY"] { denv.removeValue(forKey: key) }
         if let module = modulePath, let sys = pipewire.moduleDirectory(scratch: directory + "/tmp") {
@@ -180,9 +182,20 @@ public final class Sandbox: @unchecked Sendable {
         say("starting dbus-daemon… ")
         try startSessionBus()
         say("ok\n")
-        if options.systemBus {
+        if options.systemBus || options.bluetooth {
             say("starting a private system bus… ")
             try startBus(name: "dbus-daemon-system", socket: directory + "/runtime/system_bus_socket")
+            say("ok\n")
+        }
+        if options.bluetooth {
+            say("starting the fake BlueZ… ")
+            guard let fake = options.fakeBluez else {
+                throw SandboxError.spawnFailed(program: "fake-bluez", reason: "no fake BlueZ program given")
+            }
+            let bluez = try startDaemon("fake-bluez", ["/usr/bin/python3", fake])
+            try waitForDaemon(bluez, what: "the fake BlueZ", timeout: options.startupTimeout) {
+                ((try? String(contentsOfFile: self.directory + "/logs/fake-bluez.log", encoding: .utf8)) ?? "").contains("ready")
+            }
             say("ok\n")
         }
 

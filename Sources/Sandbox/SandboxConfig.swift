@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Configuration files and module lookup for the sandbox.
-enum SandboxConfig {
+public enum SandboxConfig {
     static let moduleFileName = "libpipewire-module-audio-session.so"
 
     /// Where Debian (and most distributions) install PipeWire's default configuration.
@@ -190,19 +190,37 @@ enum SandboxConfig {
         }
     }
 
+    /// The fake BlueZ (`fake-bluez.py`) for a sandbox with Bluetooth: `AUDIO_SESSION_FAKE_BLUEZ`,
+    /// else where `make install` puts it (`../share/pipewire-audio-session/` beside the
+    /// executable), else `data/` of the checkout the executable was built in.
+    public static func fakeBluezPath() -> String? {
+        let fm = FileManager.default
+        if let p = ProcessInfo.processInfo.environment["AUDIO_SESSION_FAKE_BLUEZ"], fm.fileExists(atPath: p) { return p }
+        guard let exe = executablePath() else { return nil }
+        var dir = (exe as NSString).deletingLastPathComponent
+        let installed = (dir as NSString).deletingLastPathComponent + "/share/pipewire-audio-session/fake-bluez.py"
+        if fm.fileExists(atPath: installed) { return installed }
+        for _ in 0..<6 {
+            let candidate = dir + "/data/fake-bluez.py"
+            if fm.fileExists(atPath: candidate) { return candidate }
+            dir = (dir as NSString).deletingLastPathComponent
+        }
+        return nil
+    }
+
     /// WirePlumber: no ALSA, bluez, v4l2 or libcamera monitors, no real-time module.
     /// WirePlumber 0.4.13 merges `main.lua.d`/`bluetooth.lua.d` from
     /// `$XDG_CONFIG_HOME/wireplumber`, `/etc/wireplumber` and `/usr/share/wireplumber`
     /// sorted by file name; `90-enable-all.lua` calls `alsa_monitor.enable()`, which
     /// checks `alsa_monitor.enabled`, so the override must sort after the `50-*-config.lua`
     /// files (which set `enabled = true`) and before `90-enable-all.lua`.
-    static func writeWirePlumberConfig(configHome: String, for install: PipeWireInstall, roleLoopbacks: Bool = false,
+    static func writeWirePlumberConfig(configHome: String, for install: PipeWireInstall, bluetooth: Bool = false, roleLoopbacks: Bool = false,
                                        roleDuckLevel: Double = 1.0) throws {
         if roleLoopbacks && !install.wirePlumberUsesProfiles {
             throw SandboxError.roleLoopbacksNeedWirePlumber05(install.description)
         }
         if install.wirePlumberUsesProfiles {
-            try writeWirePlumberProfiles(configHome: configHome, for: install)
+            try writeWirePlumberProfiles(configHome: configHome, for: install, bluetooth: bluetooth)
             if roleLoopbacks {
                 try roleLoopbacksFragment(duckLevel: roleDuckLevel).write(toFile: configHome + "/wireplumber/wireplumber.conf.d/60-role-loopbacks.conf",
                                                 atomically: true, encoding: .utf8)
@@ -220,11 +238,16 @@ enum SandboxConfig {
         libcamera_monitor.enabled = false
 
         """.write(toFile: wp + "/main.lua.d/89-sandbox.lua", atomically: true, encoding: .utf8)
-        try """
+        try (bluetooth ? """
+        -- Written by the audio-session sandbox: Bluetooth against its fake BlueZ, with no seat to wait for.
+        bluez_monitor.enabled = true
+        bluez_monitor.properties["with-logind"] = false
+
+        """ : """
         -- Written by the audio-session sandbox: no Bluetooth (and no system bus).
         bluez_monitor.enabled = false
 
-        """.write(toFile: wp + "/bluetooth.lua.d/89-sandbox.lua", atomically: true, encoding: .utf8)
+        """).write(toFile: wp + "/bluetooth.lua.d/89-sandbox.lua", atomically: true, encoding: .utf8)
         // The daemon's context configuration, without module-rt.
         if let source = wireplumberDataDirs.first(where: { fm.fileExists(atPath: $0 + "/wireplumber.conf") }) {
             let text = try String(contentsOfFile: source + "/wireplumber.conf", encoding: .utf8)
@@ -237,7 +260,7 @@ enum SandboxConfig {
     /// fragment that turns off every hardware monitor (ALSA, Bluetooth, cameras) and
     /// logind. The sandbox points `WIREPLUMBER_CONFIG_DIR` here, so no configuration of
     /// the machine's or the user's is read.
-    static func writeWirePlumberProfiles(configHome: String, for install: PipeWireInstall) throws {
+    static func writeWirePlumberProfiles(configHome: String, for install: PipeWireInstall, bluetooth: Bool = false) throws {
         let fm = FileManager.default
         let wp = configHome + "/wireplumber"
         try fm.createDirectory(atPath: wp + "/wireplumber.conf.d", withIntermediateDirectories: true)
@@ -253,11 +276,11 @@ enum SandboxConfig {
         wireplumber.profiles = {
           main = {
             hardware.audio = disabled
-            hardware.bluetooth = disabled
+            hardware.bluetooth = \(bluetooth ? "required" : "disabled")
             hardware.video-capture = disabled
             monitor.alsa = disabled
             monitor.alsa-midi = disabled
-            monitor.bluez = disabled
+            monitor.bluez = \(bluetooth ? "required" : "disabled")
             monitor.bluez-midi = disabled
             monitor.v4l2 = disabled
             monitor.libcamera = disabled

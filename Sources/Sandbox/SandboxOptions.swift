@@ -98,6 +98,12 @@ public struct SandboxOptions: Sendable {
     /// sandbox's clients, where mock system services (logind) can be put; without it the
     /// clients, like the daemons, have no system bus at all.
     public var systemBus: Bool = false
+    /// Bluetooth through PipeWire's own bluez5 plugin, against a fake BlueZ on the private
+    /// system bus (`fakeBluez`, started before WirePlumber): the daemons get the system bus
+    /// and WirePlumber's Bluetooth monitor is on. Implies `systemBus`.
+    public var bluetooth: Bool = false
+    /// The fake BlueZ program (data/fake-bluez.py; `SandboxConfig.fakeBluezPath()` finds it) for `bluetooth`.
+    public var fakeBluez: String?
 
     public init(
         devices: [VirtualDevice] = [.speaker, .headphones],

@@ -39,6 +39,18 @@ struct SandboxCommand: ParsableCommand {
         --role-loopbacks enables WirePlumber 0.5's role-based policy as WirePlumber \
         documents it (a loopback sink per media role), with WirePlumber's duck level at \
         1.0 (the module ducks). It needs WirePlumber 0.5.
+
+        --bluetooth adds a Bluetooth headset: a simulated BlueZ (fake-bluez.py, Debian's \
+        python3-dbus and python3-gi) on a private system bus, and PipeWire's own \
+        Bluetooth plugin (Debian package libspa-0.2-bluetooth) in WirePlumber, which makes \
+        the headset's real bluez_card and bluez_output objects. The headset is paired but \
+        not connected; connect and disconnect it from inside the sandbox:
+          gdbus call --system --dest org.bluez --object-path /org/bluez \\
+            --method org.audiosession.FakeBluez.Connect
+          gdbus call --system --dest org.bluez --object-path /org/bluez \\
+            --method org.audiosession.FakeBluez.Disconnect device
+        Disconnect takes device (the headset disconnects), transport (its audio stream \
+        ends) or gone (out of range: BlueZ forgets it).
         """
     )
 
@@ -60,6 +72,9 @@ struct SandboxCommand: ParsableCommand {
     @Flag(name: .customLong("role-loopbacks"), help: "Enable WirePlumber 0.5's role-based policy (a loopback sink per media role, as WirePlumber documents it), with WirePlumber's own duck off. Needs WirePlumber 0.5.")
     var roleLoopbacks = false
 
+    @Flag(name: .customLong("bluetooth"), help: "Add a simulated Bluetooth headset (a fake BlueZ on a private system bus, PipeWire's own Bluetooth plugin).")
+    var bluetooth = false
+
     @Flag(name: .shortAndLong, help: "Print the commands, the sandbox directory and the daemon PIDs.")
     var verbose = false
 
@@ -73,6 +88,9 @@ struct SandboxCommand: ParsableCommand {
                 ?? PipeWireInstall.fromEnvironment(ProcessInfo.processInfo.environment)
             if roleLoopbacks && !install.wirePlumberUsesProfiles {
                 throw SandboxError.roleLoopbacksNeedWirePlumber05(install.description)
+            }
+            if bluetooth && SandboxConfig.fakeBluezPath() == nil {
+                throw ValidationError("--bluetooth needs fake-bluez.py, installed by make install; set AUDIO_SESSION_FAKE_BLUEZ to its path.")
             }
             for a in moduleArguments where !a.contains("=") || a.hasPrefix("=") {
                 throw ValidationError("--module-arg takes KEY=VALUE, for example duck.level=0.3; got '\(a)'.")
@@ -92,6 +110,8 @@ struct SandboxCommand: ParsableCommand {
             pipewire: pipewirePrefix.flatMap { try? PipeWireInstall(prefix: $0) },
             roleLoopbacks: roleLoopbacks
         )
+        options.bluetooth = bluetooth
+        options.fakeBluez = bluetooth ? SandboxConfig.fakeBluezPath() : nil
         for a in moduleArguments {
             guard let eq = a.firstIndex(of: "=") else { continue }
             options.moduleArguments[String(a[..<eq])] = String(a[a.index(after: eq)...])

@@ -1,0 +1,374 @@
+#!/usr/bin/python3
+"""A fake BlueZ for the sandbox: one adapter and one A2DP headset on a private system bus,
+enough for PipeWire's own bluez5 plugin to make the headset's real device and nodes.
+
+It owns org.bluez and exposes what the plugin reads: the object manager at "/", an adapter
+(Adapter1, Media1) and a headset (Device1). When the plugin registers its media endpoints
+(Media1.RegisterApplication), the fake reads them back and connects the headset's A2DP
+stream: a MediaTransport1 object, then SetConfiguration on the plugin's SBC source endpoint.
+Acquire hands over one end of a socket pair; the other end is read and thrown away.
+
+The headset is paired but not connected when the fake starts. Tests drive it through
+org.audiosession.FakeBluez on /org/bluez:
+  Disconnect(s how)  how = "device": Device1.Connected false, then the transport goes;
+                           "transport": the transport goes, the device stays connected;
+                           "gone": the headset's objects are removed (out of range).
+  Connect()          connect the headset's A2DP stream (again).
+Run it with Debian's python3 (python3-dbus, python3-gi).
+"""
+import socket
+import sys
+
+import dbus
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+BLUEZ = "org.bluez"
+OM = "org.freedesktop.DBus.ObjectManager"
+PROPS = "org.freedesktop.DBus.Properties"
+ADAPTER = "/org/bluez/hci0"
+ADDRESS = "00:11:22:33:44:55"
+DEVICE = ADAPTER + "/dev_" + ADDRESS.replace(":", "_")
+A2DP_SOURCE = "0000110a-0000-1000-8000-00805f9b34fb"
+A2DP_SINK = "0000110b-0000-1000-8000-00805f9b34fb"
+AVRCP = "0000110e-0000-1000-8000-00805f9b34fb"
+# SBC, 48 kHz joint stereo, 16 blocks, 8 subbands, loudness, bitpool 2..53.
+SBC_CONFIGURATION = dbus.Array([dbus.Byte(b) for b in (0x11, 0x15, 2, 53)], signature="y")
+
+
+def log(*args):
+    print("fake-bluez:", *args, flush=True)
+
+
+class Object(dbus.service.Object):
+    """An object with properties per interface (Get, GetAll, PropertiesChanged)."""
+
+    def __init__(self, bus, path, interfaces):
+        super().__init__(bus, path)
+        self.path = path
+        self.interfaces = interfaces
+
+    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
+    def Get(self, interface, name):
+        return self.interfaces[interface][name]
+
+    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
+    def GetAll(self, interface):
+        return dbus.Dictionary(self.interfaces.get(interface, {}), signature="sv")
+
+    @dbus.service.method(PROPS, in_signature="ssv")
+    def Set(self, interface, name, value):
+        self.update(interface, {name: value})
+
+    @dbus.service.signal(PROPS, signature="sa{sv}as")
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
+    def update(self, interface, changed):
+        self.interfaces[interface].update(changed)
+        self.PropertiesChanged(interface, dbus.Dictionary(changed, signature="sv"), dbus.Array([], signature="s"))
+
+
+class Root(dbus.service.Object):
+    def __init__(self, bus, fake):
+        super().__init__(bus, "/")
+        self.fake = fake
+
+    @dbus.service.method(OM, out_signature="a{oa{sa{sv}}}")
+    def GetManagedObjects(self):
+        return {o.path: o.interfaces for o in self.fake.objects()}
+
+    @dbus.service.signal(OM, signature="oa{sa{sv}}")
+    def InterfacesAdded(self, path, interfaces):
+        pass
+
+    @dbus.service.signal(OM, signature="oas")
+    def InterfacesRemoved(self, path, interfaces):
+        pass
+
+
+class Adapter(Object):
+    def __init__(self, bus, fake):
+        super().__init__(bus, ADAPTER, {
+            "org.bluez.Adapter1": {
+                "Address": "AA:BB:CC:DD:EE:FF", "AddressType": "public", "Name": "sandbox", "Alias": "sandbox",
+                "Class": dbus.UInt32(0x6c0104), "Powered": True, "Discoverable": False, "Pairable": True,
+                "Discovering": False, "UUIDs": dbus.Array([A2DP_SOURCE], signature="s"),
+            },
+            "org.bluez.Media1": {"SupportedUUIDs": dbus.Array([A2DP_SOURCE, A2DP_SINK], signature="s")},
+        })
+        self.fake = fake
+
+    @dbus.service.method("org.bluez.Media1", in_signature="oa{sv}", sender_keyword="sender")
+    def RegisterApplication(self, application, options, sender=None):
+        log("RegisterApplication", sender, application)
+        self.fake.application = (sender, str(application))
+        GLib.idle_add(self.fake.read_endpoints)
+
+    @dbus.service.method("org.bluez.Media1", in_signature="o")
+    def UnregisterApplication(self, application):
+        self.fake.application = None
+
+    @dbus.service.method("org.bluez.Media1", in_signature="oa{sv}", sender_keyword="sender")
+    def RegisterEndpoint(self, endpoint, properties, sender=None):
+        log("RegisterEndpoint", sender, endpoint, properties.get("UUID"))
+        self.fake.endpoints[str(endpoint)] = (sender, dict(properties))
+        GLib.idle_add(self.fake.maybe_connect)
+
+    @dbus.service.method("org.bluez.Media1", in_signature="o")
+    def UnregisterEndpoint(self, endpoint):
+        self.fake.endpoints.pop(str(endpoint), None)
+
+
+class ProfileManager(dbus.service.Object):
+    """ProfileManager1 on /org/bluez (the plugin registers HSP/HFP profiles) and the tests' controls."""
+
+    def __init__(self, bus, fake):
+        super().__init__(bus, "/org/bluez")
+        self.fake = fake
+
+    @dbus.service.method("org.bluez.ProfileManager1", in_signature="osa{sv}")
+    def RegisterProfile(self, profile, uuid, options):
+        log("RegisterProfile", profile, uuid)
+
+    @dbus.service.method("org.bluez.ProfileManager1", in_signature="o")
+    def UnregisterProfile(self, profile):
+        pass
+
+    @dbus.service.method("org.audiosession.FakeBluez", in_signature="s")
+    def Disconnect(self, how):
+        self.fake.disconnect(str(how))
+
+    @dbus.service.method("org.audiosession.FakeBluez")
+    def Connect(self):
+        self.fake.connect_device()
+
+    @dbus.service.method("org.audiosession.FakeBluez", out_signature="s")
+    def TransportState(self):
+        return str(self.fake.transport.interfaces["org.bluez.MediaTransport1"]["State"]) if self.fake.transport else ""
+
+
+class Device(Object):
+    def __init__(self, bus):
+        super().__init__(bus, DEVICE, {
+            "org.bluez.Device1": {
+                "Address": ADDRESS, "AddressType": "public", "Name": "Sandbox Headset", "Alias": "Sandbox Headset",
+                "Icon": "audio-headset", "Class": dbus.UInt32(0x240404), "Appearance": dbus.UInt16(0),
+                "Paired": True, "Bonded": True, "Trusted": True, "Blocked": False, "LegacyPairing": False,
+                "Connected": False, "ServicesResolved": False, "WakeAllowed": False,
+                "UUIDs": dbus.Array([A2DP_SINK, AVRCP], signature="s"),
+                "Adapter": dbus.ObjectPath(ADAPTER), "Modalias": "bluetooth:v0000p0000d0000",
+            },
+        })
+
+
+class RemoteEndpoint(Object):
+    """The headset's SBC stream end point (BlueZ shows a remote SEP as MediaEndpoint1): the
+    plugin configures the stream through it (choosing a codec), and BlueZ then makes the
+    transport and calls the plugin's own endpoint with it."""
+
+    def __init__(self, bus, fake):
+        super().__init__(bus, DEVICE + "/sep1", {
+            "org.bluez.MediaEndpoint1": {
+                "UUID": A2DP_SINK, "Codec": dbus.Byte(0),
+                # SBC: every rate and mode, every block length, subband count and allocation.
+                "Capabilities": dbus.Array([dbus.Byte(b) for b in (0xff, 0xff, 2, 53)], signature="y"),
+                "Device": dbus.ObjectPath(DEVICE), "DelayReporting": False,
+            },
+        })
+        self.fake = fake
+
+    @dbus.service.method("org.bluez.MediaEndpoint1", in_signature="oa{sv}", sender_keyword="sender")
+    def SetConfiguration(self, endpoint, properties, sender=None):
+        configuration = properties.get("Capabilities", SBC_CONFIGURATION)
+        log("remote SetConfiguration", endpoint, list(bytes(configuration)))
+        GLib.idle_add(self.fake.configure, sender, str(endpoint), dbus.Array(configuration, signature="y"))
+
+
+class Transport(Object):
+    def __init__(self, bus, path, fake, configuration=SBC_CONFIGURATION):
+        super().__init__(bus, path, {
+            "org.bluez.MediaTransport1": {
+                # The UUID of the local endpoint's role, as BlueZ gives it: PipeWire is the source.
+                "Device": dbus.ObjectPath(DEVICE), "UUID": A2DP_SOURCE, "Codec": dbus.Byte(0),
+                "Configuration": configuration, "State": "idle", "Delay": dbus.UInt16(0),
+                "Volume": dbus.UInt16(127),
+            },
+        })
+        self.fake = fake
+        self.peer = None
+
+    def hand_over(self):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.peer = ours
+        GLib.io_add_watch(ours.fileno(), GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR, self.drain)
+        self.update("org.bluez.MediaTransport1", {"State": "active"})
+        fd = dbus.types.UnixFd(theirs)
+        theirs.close()
+        return fd
+
+    def drain(self, fd, condition):
+        if condition & (GLib.IO_HUP | GLib.IO_ERR):
+            return False
+        try:
+            self.peer.recv(4096)
+        except OSError:
+            return False
+        return True
+
+    @dbus.service.method("org.bluez.MediaTransport1", out_signature="hqq")
+    def Acquire(self):
+        log("Acquire", self.path)
+        return (self.hand_over(), dbus.UInt16(672), dbus.UInt16(672))
+
+    @dbus.service.method("org.bluez.MediaTransport1", out_signature="hqq")
+    def TryAcquire(self):
+        log("TryAcquire", self.path)
+        return (self.hand_over(), dbus.UInt16(672), dbus.UInt16(672))
+
+    @dbus.service.method("org.bluez.MediaTransport1")
+    def Release(self):
+        log("Release", self.path)
+        self.close()
+        self.update("org.bluez.MediaTransport1", {"State": "idle"})
+
+    def close(self):
+        if self.peer is not None:
+            self.peer.close()
+            self.peer = None
+
+
+class Fake:
+    def __init__(self, bus):
+        self.bus = bus
+        self.root = Root(bus, self)
+        self.adapter = Adapter(bus, self)
+        self.manager = ProfileManager(bus, self)
+        self.device = Device(bus)
+        self.sep = RemoteEndpoint(bus, self)
+        self.transport = None
+        self.application = None
+        self.wanted = False
+        self.endpoints = {}
+        self.serial = 0
+
+    def objects(self):
+        return [o for o in (self.adapter, self.device, self.sep, self.transport) if o is not None]
+
+    def read_endpoints(self):
+        sender, path = self.application
+        app = self.bus.get_object(sender, path)
+        objects = app.GetManagedObjects(dbus_interface=OM)
+        for p, interfaces in objects.items():
+            e = interfaces.get("org.bluez.MediaEndpoint1")
+            if e is not None:
+                self.endpoints[str(p)] = (sender, dict(e))
+        log("endpoints:", sorted((str(e[1].get("UUID")), int(e[1].get("Codec", -1)), p) for p, e in self.endpoints.items()))
+        self.maybe_connect()
+        return False
+
+    def source_endpoint(self):
+        for path, (sender, props) in sorted(self.endpoints.items()):
+            if str(props.get("UUID", "")).lower() == A2DP_SOURCE and int(props.get("Codec", -1)) == 0:
+                return sender, path
+        return None
+
+    def maybe_connect(self):
+        # The headset connects when a test says so (Connect), once the plugin is there.
+        if self.wanted and self.transport is None and self.source_endpoint() is not None:
+            self.connect_device()
+        return False
+
+    def connect_device(self):
+        self.wanted = True
+        endpoint = self.source_endpoint()
+        if endpoint is None:
+            log("no SBC source endpoint registered yet")
+            return
+        if self.device is None:
+            # Back in range: the device, then its stream end point, as BlueZ announces them.
+            self.device = Device(self.bus)
+            self.device.interfaces["org.bluez.Device1"].update({"Connected": True, "ServicesResolved": True})
+            self.root.InterfacesAdded(DEVICE, self.device.interfaces)
+            self.sep = RemoteEndpoint(self.bus, self)
+            self.root.InterfacesAdded(self.sep.path, self.sep.interfaces)
+        elif not self.device.interfaces["org.bluez.Device1"]["Connected"]:
+            self.device.update("org.bluez.Device1", {"Connected": True, "ServicesResolved": True})
+        if self.transport is not None:
+            return
+        self.serial += 1
+        path = DEVICE + "/sep1/fd%d" % (self.serial - 1)
+        self.transport = Transport(self.bus, path, self)
+        self.root.InterfacesAdded(path, self.transport.interfaces)
+        sender, endpoint_path = endpoint
+        configuration = dict(self.transport.interfaces["org.bluez.MediaTransport1"])
+        log("SetConfiguration", endpoint_path, path)
+        self.bus.get_object(sender, endpoint_path, introspect=False).SetConfiguration(
+            dbus.ObjectPath(path), dbus.Dictionary(configuration, signature="sv"),
+            dbus_interface="org.bluez.MediaEndpoint1",
+            reply_handler=lambda *a: log("SetConfiguration answered"),
+            error_handler=lambda e: log("SetConfiguration failed:", e))
+
+    def configure(self, sender, endpoint_path, configuration):
+        """The plugin chose a configuration through the remote end point: a new transport."""
+        self.remove_transport()
+        self.serial += 1
+        path = DEVICE + "/sep1/fd%d" % (self.serial - 1)
+        self.transport = Transport(self.bus, path, self, configuration)
+        self.root.InterfacesAdded(path, self.transport.interfaces)
+        self.local_endpoint = (sender, endpoint_path)
+        self.bus.get_object(sender, endpoint_path, introspect=False).SetConfiguration(
+            dbus.ObjectPath(path), dbus.Dictionary(dict(self.transport.interfaces["org.bluez.MediaTransport1"]), signature="sv"),
+            dbus_interface="org.bluez.MediaEndpoint1",
+            reply_handler=lambda *a: log("SetConfiguration answered", endpoint_path),
+            error_handler=lambda e: log("SetConfiguration failed:", e))
+        return False
+
+    def remove_transport(self):
+        t, self.transport = self.transport, None
+        if t is None:
+            return
+        t.close()
+        self.root.InterfacesRemoved(t.path, dbus.Array(["org.bluez.MediaTransport1"], signature="s"))
+        sender_endpoint = self.source_endpoint()
+        if sender_endpoint is not None:
+            sender, endpoint_path = sender_endpoint
+            self.bus.get_object(sender, endpoint_path, introspect=False).ClearConfiguration(
+                dbus.ObjectPath(t.path), dbus_interface="org.bluez.MediaEndpoint1",
+                reply_handler=lambda *a: None, error_handler=lambda e: log("ClearConfiguration failed:", e))
+        t.remove_from_connection()
+
+    def disconnect(self, how):
+        log("Disconnect", how)
+        self.wanted = False
+        if how == "device":
+            self.device.update("org.bluez.Device1", {"Connected": False, "ServicesResolved": False})
+            self.remove_transport()
+        elif how == "transport":
+            self.remove_transport()
+        elif how == "gone":
+            self.remove_transport()
+            if self.sep is not None:
+                self.root.InterfacesRemoved(self.sep.path, dbus.Array(["org.bluez.MediaEndpoint1"], signature="s"))
+                self.sep.remove_from_connection()
+                self.sep = None
+            if self.device is not None:
+                self.root.InterfacesRemoved(DEVICE, dbus.Array(["org.bluez.Device1"], signature="s"))
+                self.device.remove_from_connection()
+                self.device = None
+        else:
+            raise dbus.exceptions.DBusException("unknown way to disconnect: " + how)
+
+
+def main():
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bus = dbus.SystemBus()
+    fake = Fake(bus)
+    name = dbus.service.BusName(BLUEZ, bus)
+    log("ready", name.get_name())
+    GLib.MainLoop().run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
