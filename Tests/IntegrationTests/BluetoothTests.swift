@@ -54,6 +54,24 @@ extension Integration {
             #expect(props["device.api"] as? String == "bluez5")
         }
 
+        /// Connects the headset, makes it the default output (as when it connects) and plays
+        /// music there (pw-play, no role declared beyond Music), with a recorder on the speaker.
+        static func musicOnTheHeadset(_ sandbox: Sandbox) throws -> (sink: String, player: ChildProcess, node: Int, speaker: Recorder) {
+            try fake(sandbox, "Connect")
+            try sandbox.waitUntil(timeout: 20, "the headset's bluez_output sink") { try headsetSink(sandbox) != nil }
+            guard let sink = Sandbox.props(try headsetSink(sandbox) ?? [:])["node.name"] as? String else {
+                throw TestFailure("the headset's sink has no node.name")
+            }
+            try sandbox.waitUntil(timeout: 15, "the headset to be the default output") {
+                _ = try sandbox.run(["pactl", "set-default-sink", sink], timeout: 10)
+                return sandbox.defaultSinkName() == sink
+            }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let recorder = try Recorder(sandbox: sandbox, sink: "speaker")
+            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: sink)
+            return (sink, player, node, recorder)
+        }
+
         /// The fake's controls (org.audiosession.FakeBluez on /org/bluez).
         static func fake(_ sandbox: Sandbox, _ method: String, _ args: [String] = []) throws {
             let r = try sandbox.run(["gdbus", "call", "--system", "--dest", "org.bluez", "--object-path", "/org/bluez",
@@ -70,22 +88,11 @@ extension Integration {
         func r30R31AHeadsetLostWhileMusicPlaysLeaksNothingAndStaysPaused(_ how: String) throws {
             let sandbox = try Self.sandbox()
             defer { sandbox.stop() }
-            try Self.fake(sandbox, "Connect")
-            try sandbox.waitUntil(timeout: 20, "the headset's bluez_output sink") { try Self.headsetSink(sandbox) != nil }
-            let headset = try #require(try Self.headsetSink(sandbox))
-            let sink = try #require(Sandbox.props(headset)["node.name"] as? String)
+            let (sink, player, node, recorder) = try Self.musicOnTheHeadset(sandbox)
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
             try sandbox.waitUntil(timeout: 10, "the headset in the policy's route, as bluetoothA2DP") {
                 try sandbox.globalOutputs().contains { $0["uid"] as? String == sink && $0["type"] as? String == "bluetoothA2DP" }
             }
-            // The headset is the default output, as when it connects; the music plays there.
-            try sandbox.waitUntil(timeout: 15, "the headset to be the default output") {
-                _ = try sandbox.run(["pactl", "set-default-sink", sink], timeout: 10)
-                return sandbox.defaultSinkName() == sink
-            }
-            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
-            let recorder = try Recorder(sandbox: sandbox, sink: "speaker")
-            let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: sink)
-            defer { player.terminate(signal: SIGKILL, timeout: 2) }
             let monitor = try Client.spawn(sandbox, ["monitor", "--json"])
             defer { _ = monitor.terminate(signal: SIGINT) }
             try sandbox.waitUntil(timeout: 30, "the monitor to listen") { Client.log(monitor).contains("monitoring") }
@@ -119,17 +126,7 @@ extension Integration {
         @Test func withoutTheModuleALostHeadsetsMusicReachesTheSpeaker() throws {
             let sandbox = try Self.sandbox(module: false)
             defer { sandbox.stop() }
-            try Self.fake(sandbox, "Connect")
-            try sandbox.waitUntil(timeout: 20, "the headset's bluez_output sink") { try Self.headsetSink(sandbox) != nil }
-            let headset = try #require(try Self.headsetSink(sandbox))
-            let sink = try #require(Sandbox.props(headset)["node.name"] as? String)
-            try sandbox.waitUntil(timeout: 15, "the headset to be the default output") {
-                _ = try sandbox.run(["pactl", "set-default-sink", sink], timeout: 10)
-                return sandbox.defaultSinkName() == sink
-            }
-            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
-            let recorder = try Recorder(sandbox: sandbox, sink: "speaker")
-            let (player, _) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: sink)
+            let (_, player, _, recorder) = try Self.musicOnTheHeadset(sandbox)
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
             try Self.fake(sandbox, "Disconnect", ["device"])
             try sandbox.waitUntil(timeout: 15, "the music to be heard on the speaker") {
