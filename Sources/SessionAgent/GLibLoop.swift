@@ -59,11 +59,13 @@ public final class GLibLoop: @unchecked Sendable {
         return try withoutActuallyEscaping(body) { escapable in
             let box = SyncWork(escapable)
             let done = DispatchSemaphore(value: 0)
-            async {
+            let queued = attach(g_idle_source_new()) {
                 box.run()
                 done.signal()
             }
-            done.wait()
+            // Queued work always runs, on the loop or after it stopped (`stop`); work the
+            // loop refused because it had stopped runs here.
+            if queued { done.wait() } else { box.run() }
             // The closure must not outlive this call: the idle source may be freed later.
             return try box.take()
         }
@@ -103,13 +105,24 @@ public final class GLibLoop: @unchecked Sendable {
         }
         attach(g_idle_source_new(), { g_main_loop_quit(loop) }, evenStopped: true)
         finished.wait()
+        // Work queued while the loop was quitting runs now, on this thread: a `sync` waiting
+        // for it must not wait for ever.
+        g_main_context_push_thread_default(context)
+        while g_main_context_pending(context) != 0 { g_main_context_iteration(context, 0) }
+        g_main_context_pop_thread_default(context)
     }
 
-    private func attach(_ source: UnsafeMutablePointer<GSource>?, _ body: @escaping () -> Void, evenStopped: Bool = false) {
-        guard let source else { return }
-        if !evenStopped && isStopped {
+    /// Queues `body` on `source`; false when the loop has stopped and it was not queued.
+    @discardableResult
+    private func attach(_ source: UnsafeMutablePointer<GSource>?, _ body: @escaping () -> Void, evenStopped: Bool = false) -> Bool {
+        guard let source else { return false }
+        // Checked and attached under the lock `stop` sets `stopped` with: what is attached
+        // here is attached before the stop, and runs on the loop or in stop's drain.
+        lock.lock()
+        defer { lock.unlock() }
+        if !evenStopped && stopped {
             g_source_unref(source)
-            return
+            return false
         }
         let box = Unmanaged.passRetained(Work(body)).toOpaque()
         g_source_set_callback(source, { data in
@@ -120,6 +133,7 @@ public final class GLibLoop: @unchecked Sendable {
         })
         g_source_attach(source, context)
         g_source_unref(source)
+        return true
     }
 
     struct Pointers: @unchecked Sendable {
