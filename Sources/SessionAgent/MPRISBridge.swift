@@ -1,5 +1,6 @@
 import AudioSession
 import Foundation
+import Synchronization
 
 /// The agent's MPRIS bridge (docs/mpris.md): tells MPRIS players the truth about the
 /// pauses the policy makes in the graph. When the policy pauses a legacy stream (an
@@ -45,15 +46,7 @@ public final class MPRISBridge: @unchecked Sendable {
         bus.loop.sync { session.reportMPRISPlayers(governed: [:], released: []) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await e in events {
-                    // The stream's program, for a stream pipewire-pulse plays for it (read
-                    // before the loop takes the event: it asks PipeWire).
-                    var programPID: Int32?
-                    if e.session.kind == .stream, Self.mayPause(e.notification) {
-                        programPID = await self.session.nodeProperties(e.session.id)?["application.process.id"].flatMap { Int32($0) }
-                    }
-                    self.bus.loop.sync { self.handle(e, programPID: programPID) }
-                }
+                for await e in events { self.bus.loop.sync { self.handle(e) } }
             }
             group.addTask {
                 // PipeWire restarted: every node id is new, nothing is governed any more.
@@ -63,13 +56,6 @@ public final class MPRISBridge: @unchecked Sendable {
             group.cancelAll()
         }
         bus.loop.sync { watched = [:] }
-    }
-
-    static func mayPause(_ n: PolicyNotification) -> Bool {
-        switch n {
-        case .interruptionBegan, .routeChange(.oldDeviceUnavailable, _, _): return true
-        default: return false
-        }
     }
 
     // MARK: The bus (loop thread)
@@ -135,15 +121,15 @@ public final class MPRISBridge: @unchecked Sendable {
     // MARK: Decisions (loop thread)
 
     /// One policy event.
-    func handle(_ e: PolicyEvent, programPID: Int32?) {
+    func handle(_ e: PolicyEvent) {
         pruneRemovedStreams()
         guard e.session.kind == .stream else { return }
         let stream = e.session.id
         switch e.notification {
         case .interruptionBegan(let reason):
-            streamPaused(stream, programPID: programPID, cause: reason == .routeDisconnected ? .routeLoss : .interruption)
+            streamPaused(stream, cause: reason == .routeDisconnected ? .routeLoss : .interruption)
         case .routeChange(.oldDeviceUnavailable, _, _):
-            streamPaused(stream, programPID: programPID, cause: .routeLoss)
+            streamPaused(stream, cause: .routeLoss)
         case .interruptionEnded(let shouldResume):
             guard let g = governor.governed[stream] else { return }
             let actions = governor.interruptionEnded(stream, shouldResume: shouldResume)
@@ -158,13 +144,13 @@ public final class MPRISBridge: @unchecked Sendable {
         }
     }
 
-    func streamPaused(_ stream: UInt32, programPID: Int32?, cause: MPRISGovernor.Cause) {
+    func streamPaused(_ stream: UInt32, cause: MPRISGovernor.Cause) {
         guard governor.governed[stream] == nil else { return }
         guard bus.isConnected else {
             log("stream \(stream): no session bus now; the policy's pause in the graph stays the only one")
             return
         }
-        guard let player = player(owning: stream, programPID: programPID) else {
+        guard let player = player(owning: stream) else {
             log("stream \(stream): no MPRIS player owns it; the policy's pause in the graph stays the only one")
             return
         }
@@ -185,7 +171,7 @@ public final class MPRISBridge: @unchecked Sendable {
     /// `pipewire.sec.pid` (set by the daemon from the socket), then the stream's
     /// `application.process.id` (pipewire-pulse's clients carry the pulse server's own pid;
     /// the program's pid there is the one libpulse reported).
-    func player(owning stream: UInt32, programPID: Int32?) -> String? {
+    func player(owning stream: UInt32) -> String? {
         let snap = session.policySnapshot
         guard let node = snap.nodes[stream] else { return nil }
         let names = players()
@@ -195,10 +181,26 @@ public final class MPRISBridge: @unchecked Sendable {
            let match = PlayerOwner.player(of: pid, owners: owners, parent: PlayerOwner.parentFromProc) {
             return match
         }
-        if let pid = programPID, let match = PlayerOwner.player(of: pid, owners: owners, parent: PlayerOwner.parentFromProc) {
+        if let pid = programPID(of: stream), let match = PlayerOwner.player(of: pid, owners: owners, parent: PlayerOwner.parentFromProc) {
             return match
         }
         return nil
+    }
+
+    /// The stream's `application.process.id`, from the node's full properties (the registry
+    /// does not carry it), asked of PipeWire and waited for (at most the query's 2 s) on
+    /// this loop: only when the client's own pid found no player.
+    func programPID(of stream: UInt32) -> Int32? {
+        let answer = Mutex<Int32?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let session = self.session
+        Task.detached {
+            let pid = await session.nodeProperties(stream)?["application.process.id"].flatMap { Int32($0) }
+            answer.withLock { $0 = pid }
+            done.signal()
+        }
+        done.wait()
+        return answer.withLock { $0 }
     }
 
     /// Streams that went away are forgotten.
