@@ -62,23 +62,36 @@ final class CSession: @unchecked Sendable {
     }
 }
 
-/// An `as_output`.
-final class COutput: @unchecked Sendable {
-    let output: AudioOutput
-    init(output: AudioOutput) { self.output = output }
-}
-
 /// A C pointer handed to a callback on another thread (the caller's `data`).
 struct UnsafeData: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer?
 }
 
-private func session(_ p: OpaquePointer?) -> CSession? {
-    p.map { Unmanaged<CSession>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+// Every handle (`as_session`, `as_output`, `as_input`) is one retained Swift object:
+// a `CSession`, an `AudioOutput` or an `AudioInput`.
+
+private func handle<T: AnyObject>(_ object: T) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passRetained(object).toOpaque())
 }
 
-private func output(_ p: OpaquePointer?) -> COutput? {
-    p.map { Unmanaged<COutput>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+private func object<T: AnyObject>(_ p: OpaquePointer?, as _: T.Type = T.self) -> T? {
+    p.map { Unmanaged<T>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
+}
+
+/// Gives the handle's reference back (its free function).
+private func release<T: AnyObject>(_ p: OpaquePointer?, as _: T.Type = T.self) -> T? {
+    p.map { Unmanaged<T>.fromOpaque(UnsafeRawPointer($0)).takeRetainedValue() }
+}
+
+private func session(_ p: OpaquePointer?) -> CSession? { object(p) }
+
+/// Why a stream's arguments are refused (`needs`: "an output needs a render function"), nil
+/// when they are good.
+private func streamRefusal(_ needs: String, hasCallback: Bool, rate: UInt32, channels: UInt32) -> String? {
+    guard hasCallback, (8000...384_000).contains(rate), (1...8).contains(channels) else {
+        return needs + ", a rate of 8000-384000 Hz and 1-8 channels"
+    }
+    return nil
 }
 
 let badParam = Int32(AS_ERROR_BAD_PARAM.rawValue)
@@ -153,13 +166,12 @@ public func as_session_new(_ name: UnsafePointer<CChar>?) -> OpaquePointer? {
     let s = CSession(session: AudioSession(configuration: .init(applicationName: name.map { String(cString: $0) })),
                      fd: fds[0], wakeFD: fds[1])
     s.token = s.session.addObserver { [weak s] (n: AudioSessionNotification) in s?.notified(n) }
-    return OpaquePointer(Unmanaged.passRetained(s).toOpaque())
+    return handle(s)
 }
 
 @_cdecl("as_session_free")
 public func as_session_free(_ p: OpaquePointer?) {
-    guard let p else { return }
-    Unmanaged<CSession>.fromOpaque(UnsafeRawPointer(p)).release()
+    _ = release(p, as: CSession.self)
 }
 
 @_cdecl("as_session_set_category")
@@ -340,10 +352,11 @@ public func as_route_free(_ r: UnsafeMutablePointer<as_route>?) {
 public func as_output_new(_ p: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ rate: UInt32, _ channels: UInt32,
                           _ paused: Bool, _ render: as_render_fn?, _ data: UnsafeMutableRawPointer?) -> OpaquePointer? {
     guard let s = session(p) else { return nil }
-    guard let render, (8000...384_000).contains(rate), (1...8).contains(channels) else {
-        _ = s.fail(badParam, "an output needs a render function, a rate of 8000-384000 Hz and 1-8 channels")
+    if let why = streamRefusal("an output needs a render function", hasCallback: render != nil, rate: rate, channels: channels) {
+        _ = s.fail(badParam, why)
         return nil
     }
+    guard let render else { return nil }
     let userData = UnsafeData(pointer: data)
     do throws(SessionError) {
         let o = try AudioOutput(session: s.session, name: name.map { String(cString: $0) } ?? "audio-session output",
@@ -352,7 +365,7 @@ public func as_output_new(_ p: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ 
             let frames = UInt32(clamping: buffer.count / ch)
             return Int(min(render(userData.pointer, base, frames, UInt32(ch)), frames))
         }
-        return OpaquePointer(Unmanaged.passRetained(COutput(output: o)).toOpaque())
+        return handle(o)
     } catch {
         _ = s.fail(error)
         return nil
@@ -361,40 +374,29 @@ public func as_output_new(_ p: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ 
 
 @_cdecl("as_output_set_paused")
 public func as_output_set_paused(_ p: OpaquePointer?, _ paused: Bool) {
-    guard let o = output(p) else { return }
-    if paused { o.output.pause() } else { o.output.resume() }
+    guard let o = object(p, as: AudioOutput.self) else { return }
+    if paused { o.pause() } else { o.resume() }
 }
 
 @_cdecl("as_output_node_id")
-public func as_output_node_id(_ p: OpaquePointer?) -> UInt32 { output(p)?.output.nodeID ?? 0 }
+public func as_output_node_id(_ p: OpaquePointer?) -> UInt32 { object(p, as: AudioOutput.self)?.nodeID ?? 0 }
 
 @_cdecl("as_output_free")
 public func as_output_free(_ p: OpaquePointer?) {
-    guard let p else { return }
-    let o = Unmanaged<COutput>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue()
-    o.output.stop()
+    release(p, as: AudioOutput.self)?.stop()
 }
 
 // MARK: Inputs
-
-/// An `as_input`.
-final class CInput: @unchecked Sendable {
-    let input: AudioInput
-    init(input: AudioInput) { self.input = input }
-}
-
-private func input(_ p: OpaquePointer?) -> CInput? {
-    p.map { Unmanaged<CInput>.fromOpaque(UnsafeRawPointer($0)).takeUnretainedValue() }
-}
 
 @_cdecl("as_input_new")
 public func as_input_new(_ p: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ rate: UInt32, _ channels: UInt32,
                          _ paused: Bool, _ capture: as_capture_fn?, _ data: UnsafeMutableRawPointer?) -> OpaquePointer? {
     guard let s = session(p) else { return nil }
-    guard let capture, (8000...384_000).contains(rate), (1...8).contains(channels) else {
-        _ = s.fail(badParam, "an input needs a capture function, a rate of 8000-384000 Hz and 1-8 channels")
+    if let why = streamRefusal("an input needs a capture function", hasCallback: capture != nil, rate: rate, channels: channels) {
+        _ = s.fail(badParam, why)
         return nil
     }
+    guard let capture else { return nil }
     let userData = UnsafeData(pointer: data)
     do throws(SessionError) {
         let i = try AudioInput(session: s.session, name: name.map { String(cString: $0) } ?? "audio-session input",
@@ -402,7 +404,7 @@ public func as_input_new(_ p: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ r
             guard let base = buffer.baseAddress, ch > 0 else { return }
             capture(userData.pointer, base, UInt32(clamping: buffer.count / ch), UInt32(ch))
         }
-        return OpaquePointer(Unmanaged.passRetained(CInput(input: i)).toOpaque())
+        return handle(i)
     } catch {
         _ = s.fail(error)
         return nil
@@ -411,17 +413,16 @@ public func as_input_new(_ p: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ r
 
 @_cdecl("as_input_set_paused")
 public func as_input_set_paused(_ p: OpaquePointer?, _ paused: Bool) {
-    guard let i = input(p) else { return }
-    if paused { i.input.pause() } else { i.input.resume() }
+    guard let i = object(p, as: AudioInput.self) else { return }
+    if paused { i.pause() } else { i.resume() }
 }
 
 @_cdecl("as_input_node_id")
-public func as_input_node_id(_ p: OpaquePointer?) -> UInt32 { input(p)?.input.nodeID ?? 0 }
+public func as_input_node_id(_ p: OpaquePointer?) -> UInt32 { object(p, as: AudioInput.self)?.nodeID ?? 0 }
 
 @_cdecl("as_input_free")
 public func as_input_free(_ p: OpaquePointer?) {
-    guard let p else { return }
-    Unmanaged<CInput>.fromOpaque(UnsafeRawPointer(p)).takeRetainedValue().input.stop()
+    release(p, as: AudioInput.self)?.stop()
 }
 
 // MARK: Names

@@ -61,7 +61,4 @@ public final class SessionAgent: @unchecked Sendable {
         systemBus?.stop()
         loop.stop()
     }
-
-    /// What the desktop said last and what the agent wrote (for tests and `--verbose`).
-    public var desktop: DesktopState? { loop.sync { switches?.state } }
 }

@@ -34,11 +34,18 @@ extension Integration {
             ProcessInfo.processInfo.environment.merging(try environment()) { $1 }
         }
 
+        /// Compiles `source` into `output` with `compiler` and `flags` and nothing else but what
+        /// `pkg-config --cflags --libs audio-session` says (`extra` comes after it).
+        static func compile(_ compiler: String, _ flags: String, _ source: String, _ output: String, extra: String = "",
+                            in dir: String) throws -> (status: Int32, stdout: String, stderr: String) {
+            try Support.runOutside(["sh", "-c", "\(compiler) \(flags) \"$1\" $(pkg-config --cflags --libs audio-session) \(extra) -o \"$2\"",
+                                    "sh", source, output], environment: try outsideEnvironment(), in: dir)
+        }
+
         /// Builds the example with `cc` and nothing but what pkg-config says.
         static func buildPlayer(in dir: String) throws -> String {
             let out = dir + "/c-player"
-            let r = try Support.runOutside(["sh", "-c", "cc -std=c99 -Wall -Wextra -Werror \"$1\" $(pkg-config --cflags --libs audio-session) -lm -o \"$2\"",
-                                            "sh", Support.checkoutRoot + "/examples/c-player.c", out], environment: try outsideEnvironment(), in: dir)
+            let r = try compile("cc", "-std=c99 -Wall -Wextra -Werror", Support.checkoutRoot + "/examples/c-player.c", out, extra: "-lm", in: dir)
             guard r.status == 0 else { throw TestFailure("building the C example failed: \(r.stdout)\(r.stderr)") }
             return out
         }
@@ -68,8 +75,7 @@ extension Integration {
             let cxx = tmp + "/check.cc"
             try "#include <audio-session/audio-session.h>\nint main() { as_session *s = as_session_new(nullptr); as_session_free(s); return 0; }\n"
                 .write(toFile: cxx, atomically: true, encoding: .utf8)
-            let r = try Support.runOutside(["sh", "-c", "c++ -std=c++11 -Wall -Werror \"$1\" $(pkg-config --cflags --libs audio-session) -o \"$2\"",
-                                            "sh", cxx, tmp + "/check"], environment: try Self.outsideEnvironment(), in: tmp)
+            let r = try Self.compile("c++", "-std=c++11 -Wall -Werror", cxx, tmp + "/check", in: tmp)
             #expect(r.status == 0, "the header as C++: \(r.stdout)\(r.stderr)")
             let lib = try Self.buildDirectory() + "/libaudiosession.so.0"
             let symbols = try Support.runOutside(["nm", "-D", "--defined-only", lib], in: tmp)
@@ -145,8 +151,7 @@ extension Integration {
                 }
                 """.write(toFile: source, atomically: true, encoding: .utf8)
             let exe = tmp + "/recorder"
-            let built = try Support.runOutside(["sh", "-c", "cc -std=c99 -Wall -Werror \"$1\" $(pkg-config --cflags --libs audio-session) -o \"$2\"",
-                                                "sh", source, exe], environment: try Self.outsideEnvironment(), in: tmp)
+            let built = try Self.compile("cc", "-std=c99 -Wall -Werror", source, exe, in: tmp)
             #expect(built.status == 0, "\(built.stdout)\(built.stderr)")
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }
