@@ -2,7 +2,7 @@
 # Builds the Swift side with SwiftPM (release) and copies what meson links and
 # installs into meson's build directory.
 set -eu
-swift=$1 repo=$2
+swift=$1 repo=$2  # $3: meson's output directory; $4: module-only or nothing
 out=$(cd "$3" && pwd)
 cd "$repo"
 bin=$("$swift" build -c release --show-bin-path)
@@ -10,8 +10,10 @@ bin=$("$swift" build -c release --show-bin-path)
 # stay in it and be linked. A new archive each build holds only today's objects.
 rm -f "$bin/libAudioSessionModuleCore.a" "$bin/libAudioSessionC.a"
 "$swift" build -c release --product AudioSessionModuleCore
+cp -f "$bin/libAudioSessionModuleCore.a" "$out/libAudioSessionModuleCore.a"
+# module-only: the core archive is all meson links (see meson.build).
+[ "${4:-}" = module-only ] && exit 0
 "$swift" build -c release --product AudioSessionC
 "$swift" build -c release --product pw-session
-cp -f "$bin/libAudioSessionModuleCore.a" "$out/libAudioSessionModuleCore.a"
 cp -f "$bin/libAudioSessionC.a" "$out/libAudioSessionC.a"
 cp -f "$bin/pw-session" "$out/pw-session"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # make bench: the audio-session module against stock PipeWire 0.3.65 + WirePlumber 0.4.13,
-# and on PipeWire 1.4 + WirePlumber 0.5 (a private tree, scripts/pipewire-tree.sh) against
-# its stock policy, measured in private headless sandboxes, plus the policy core's decision cost.
+# on PipeWire 1.4 + WirePlumber 0.5.8 (a private tree, scripts/pipewire-tree.sh) against its
+# stock policy, and on PipeWire 1.6 + WirePlumber 0.5.18 (a Debian sid root filesystem,
+# scripts/pipewire-rootfs.sh) against the peer as users run it today, with its MPRIS pause;
+# measured in private headless sandboxes, plus the policy core's decision cost.
 # Writes bench-out/results.json, bench-out/policy.json, docs/bench/*.png, BENCHMARKS.md and
 # the Benchmarks section of README.md. Arguments are passed to audio-session-bench
 # (e.g. --quick, --hl-trials 20); see Sources/audio-session-bench/main.swift.
@@ -29,14 +31,15 @@ if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   fi
 fi
 
-# The module, built against each PipeWire (make bench depends on make module module-pw1.4).
-for m in build/meson build/meson-pw1.4; do
+# The module, built against each PipeWire (make bench depends on make module module-pw1.4 module-pw1.6).
+for m in build/meson build/meson-pw1.4 build/meson-pw1.6; do
   if [ ! -f $m/libpipewire-module-audio-session.so ]; then
-    echo "bench: $m/libpipewire-module-audio-session.so is missing (run make module module-pw1.4)" >&2
+    echo "bench: $m/libpipewire-module-audio-session.so is missing (run make module module-pw1.4 module-pw1.6)" >&2
     exit 1
   fi
 done
 pw14=$(./scripts/pipewire-tree.sh build/pipewire-1.4)
+pw16=$(./scripts/pipewire-rootfs.sh build/pipewire-1.6)
 
 echo "bench: building audio-session-bench and session-policy-bench (release)" >&2
 swift build -c release --product audio-session-bench >&2
@@ -53,7 +56,8 @@ fi
 
 echo "bench: audio-session-bench (module vs stock WirePlumber, in sandboxes)" >&2
 AUDIO_SESSION_MODULE_DIR="$PWD/build/meson" "$bin/audio-session-bench" --out "$out" --command "make bench" \
-  --pw14-prefix "$pw14" --pw14-module-dir "$PWD/build/meson-pw1.4" "$@"
+  --pw14-prefix "$pw14" --pw14-module-dir "$PWD/build/meson-pw1.4" \
+  --pw16-prefix "$pw16" --pw16-module-dir "$PWD/build/meson-pw1.6" "$@"
 
 end=$(date +%s)
 echo "bench: plots and BENCHMARKS.md" >&2

@@ -5,6 +5,7 @@
 
 #include <spa/param/param.h>
 #include <spa/param/route.h>
+#include <spa/pod/iter.h>
 #include <spa/pod/parser.h>
 #include <spa/utils/defs.h>
 #include <spa/utils/result.h>

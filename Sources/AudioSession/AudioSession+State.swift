@@ -83,10 +83,11 @@ struct SessionClientState: ~Copyable {
     /// properties (no `device.form-factor`, no device properties): the port the policy
     /// published for the same node (from its full properties) wins.
     func endpoints(sink: Bool) -> [(id: UInt32, port: SessionPort)] {
-        let cls = sink ? "Audio/Sink" : "Audio/Source"
+        // A virtual source (a filter's, or one made by hand) is an input like a microphone.
+        let classes: Set<String> = sink ? ["Audio/Sink"] : ["Audio/Source", "Audio/Source/Virtual"]
         let published = (sink ? global?.currentRoute.outputs : global?.currentRoute.inputs) ?? []
         return nodes.sorted { $0.key < $1.key }.compactMap { id, props in
-            guard props["media.class"] == cls else { return nil }
+            guard let cls = props["media.class"], classes.contains(cls) else { return nil }
             let port = SessionPort.from(props, kind: sink ? .sink : .source)
             return (id, published.first { $0.uid == port.uid }?.port ?? port)
         }

@@ -1,8 +1,10 @@
 import Foundation
 
-/// Which PipeWire (and WirePlumber) a sandbox runs: the system's, or a private
+/// Which PipeWire (and WirePlumber) a sandbox runs: the system's, a private
 /// tree unpacked from distribution packages (`scripts/pipewire-tree.sh` makes
-/// one with PipeWire 1.4 and WirePlumber 0.5 from Debian's packages).
+/// one with PipeWire 1.4 and WirePlumber 0.5 from Debian's packages), or a whole
+/// root filesystem with a C library of its own (`scripts/pipewire-rootfs.sh` makes
+/// one with PipeWire 1.6 from Debian sid).
 public struct PipeWireInstall: Sendable, Equatable, CustomStringConvertible {
     /// The tree's root (it holds `usr/bin/pipewire`), nil for the system's PipeWire.
     public let prefix: String?
@@ -11,19 +13,26 @@ public struct PipeWireInstall: Sendable, Equatable, CustomStringConvertible {
     /// Whether its WirePlumber is 0.5 or later (configured with SPA-JSON profiles,
     /// not Lua files).
     public let wirePlumberUsesProfiles: Bool
+    /// For a root filesystem with a C library of its own (newer than the host's): the
+    /// directory of its PipeWire programs made to start on the host with the root's loader
+    /// and libraries (`host/bin`, made by `scripts/pipewire-rootfs.sh`). Its daemons and
+    /// tools are started from there, and its libraries are never given to the host's
+    /// programs. Nil for the system and for a tree that uses the host's C library.
+    public let hostPrograms: String?
 
     /// The system's PipeWire, found on `PATH`.
     public static var system: PipeWireInstall {
         let fm = FileManager.default
         let wp05 = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
             .contains { fm.fileExists(atPath: $0 + "/wireplumber-0.5") }
-        return PipeWireInstall(prefix: nil, libraryDirectory: nil, wirePlumberUsesProfiles: wp05)
+        return PipeWireInstall(prefix: nil, libraryDirectory: nil, wirePlumberUsesProfiles: wp05, hostPrograms: nil)
     }
 
-    private init(prefix: String?, libraryDirectory: String?, wirePlumberUsesProfiles: Bool) {
+    private init(prefix: String?, libraryDirectory: String?, wirePlumberUsesProfiles: Bool, hostPrograms: String?) {
         self.prefix = prefix
         self.libraryDirectory = libraryDirectory
         self.wirePlumberUsesProfiles = wirePlumberUsesProfiles
+        self.hostPrograms = hostPrograms
     }
 
     /// A private tree rooted at `prefix` (the directory holding `usr/`).
@@ -43,8 +52,15 @@ public struct PipeWireInstall: Sendable, Equatable, CustomStringConvertible {
         guard fm.isExecutableFile(atPath: root + "/usr/bin/wireplumber") else {
             throw SandboxError.badPipeWireTree(root, reason: "it has no usr/bin/wireplumber")
         }
+        var hostPrograms: String?
+        if fm.fileExists(atPath: libDir + "/libc.so.6") {
+            guard fm.isExecutableFile(atPath: root + "/host/bin/pipewire") else {
+                throw SandboxError.badPipeWireTree(root, reason: "it has a C library of its own but no host/bin with its programs made to start on this machine (scripts/pipewire-rootfs.sh makes them)")
+            }
+            hostPrograms = root + "/host/bin"
+        }
         self.init(prefix: root, libraryDirectory: libDir,
-                  wirePlumberUsesProfiles: fm.fileExists(atPath: libDir + "/wireplumber-0.5"))
+                  wirePlumberUsesProfiles: fm.fileExists(atPath: libDir + "/wireplumber-0.5"), hostPrograms: hostPrograms)
     }
 
     /// The install named by `AUDIO_SESSION_PIPEWIRE_PREFIX` in `environment`, else the system's.
@@ -96,17 +112,57 @@ public struct PipeWireInstall: Sendable, Equatable, CustomStringConvertible {
 
     /// The variables that make programs use this install: its programs first on
     /// `PATH`, its libraries, SPA plugins, modules and WirePlumber data. Empty for
-    /// the system's PipeWire.
+    /// the system's PipeWire, and for a root filesystem with a C library of its own: the
+    /// host's programs keep the host's libraries and plugins (`daemonEnvironment`).
     func environment(path: String) -> [String: String] {
+        guard hostPrograms == nil, let prefix, let lib = libraryDirectory else { return [:] }
+        return pluginEnvironment.merging(["PATH": prefix + "/usr/bin:" + path, "LD_LIBRARY_PATH": lib]) { $1 }
+    }
+
+    /// What its daemons need beyond `environment`: for a root filesystem with a C library
+    /// of its own, where its plugins and data are (its programs find its libraries
+    /// themselves); nothing otherwise.
+    var daemonEnvironment: [String: String] {
+        hostPrograms == nil ? [:] : pluginEnvironment
+    }
+
+    private var pluginEnvironment: [String: String] {
         guard let prefix, let lib = libraryDirectory else { return [:] }
         return [
-            "PATH": prefix + "/usr/bin:" + path,
-            "LD_LIBRARY_PATH": lib,
             "SPA_PLUGIN_DIR": lib + "/spa-0.2",
             "PIPEWIRE_MODULE_DIR": lib + "/pipewire-0.3",
             "WIREPLUMBER_MODULE_DIR": lib + "/wireplumber-0.5",
             "WIREPLUMBER_DATA_DIR": prefix + "/usr/share/wireplumber",
         ]
+    }
+
+    /// How to start one of its daemons (`pipewire`, `wireplumber`, `pipewire-pulse`): by
+    /// name on `PATH`, or from `hostPrograms`.
+    func daemonCommand(_ argv: [String]) -> [String] {
+        guard let hostPrograms, let name = argv.first else { return argv }
+        return [hostPrograms + "/" + name] + argv.dropFirst()
+    }
+
+    /// For a root filesystem with a C library of its own: shell scripts, by program name,
+    /// that start its PipeWire and WirePlumber tools (`pw-dump`, `pw-cli`, `pw-play`,
+    /// `wpctl`, …) from `hostPrograms` with its plugins, so that the programs that look at
+    /// the graph are that generation's, as on the other generations. Empty otherwise.
+    func clientWrappers() -> [String: String] {
+        guard let hostPrograms, let prefix else { return [:] }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: hostPrograms)) ?? [])
+            .filter { $0.hasPrefix("pw-") || $0 == "wpctl" }
+        let vars = pluginEnvironment.sorted { $0.key < $1.key }
+            .map { "\($0.key)=" + Self.shellQuoted($0.value) }.joined(separator: " ")
+        var scripts: [String: String] = [:]
+        for name in names {
+            scripts[name] = "#!/bin/sh\n# \(name) of \(prefix).\n"
+                + "\(vars) exec \(Self.shellQuoted(hostPrograms + "/" + name)) \"$@\"\n"
+        }
+        return scripts
+    }
+
+    static func shellQuoted(_ s: String) -> String {
+        "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     public var description: String { prefix.map { "PipeWire in \($0)" } ?? "the system's PipeWire" }

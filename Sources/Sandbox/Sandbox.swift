@@ -157,6 +157,17 @@ public final class Sandbox: @unchecked Sendable {
             }
         }
         if env["PATH"] == nil { env["PATH"] = "/usr/local/bin:/usr/bin:/bin" }
+        // A root filesystem with its own C library: its PipeWire tools first.
+        let wrappers = pipewire.clientWrappers()
+        if !wrappers.isEmpty {
+            let bin = directory + "/bin"
+            try fm.createDirectory(atPath: bin, withIntermediateDirectories: true)
+            for (name, script) in wrappers {
+                try script.write(toFile: bin + "/" + name, atomically: true, encoding: .utf8)
+                chmod(bin + "/" + name, 0o755)
+            }
+            env["PATH"] = bin + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        }
         clientEnvironment = env
 
         var denv = env
@@ -167,6 +178,7 @@ public final class Sandbox: @unchecked Sendable {
         denv["DBUS_SYSTEM_BUS_ADDRESS"] = options.bluetooth ? "unix:path=" + run + "/system_bus_socket"
                                                             : "unix:path=" + directory + "/no-system-bus"
         denv["PIPEWIRE_LOG_SYSTEMD"] = "false"
+        denv.merge(pipewire.daemonEnvironment) { $1 }
         for key in ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY"] { denv.removeValue(forKey: key) }
         if let module = modulePath, let sys = pipewire.moduleDirectory(scratch: directory + "/tmp") {
             let moduleDir = (module as NSString).deletingLastPathComponent
@@ -211,7 +223,7 @@ public final class Sandbox: @unchecked Sendable {
         let timeout = options.startupTimeout
         // 2. PipeWire.
         say("starting pipewire… ")
-        let pw = try startDaemon("pipewire", ["pipewire"])
+        let pw = try startDaemon("pipewire", pipewire.daemonCommand(["pipewire"]))
         try waitForDaemon(pw, what: "pipewire", timeout: timeout) {
             (try? self.run(["pw-cli", "info", "0"], timeout: 5).status) == 0
         }
@@ -230,12 +242,12 @@ public final class Sandbox: @unchecked Sendable {
 
         // 4. WirePlumber.
         say("starting wireplumber… ")
-        let wp = try startDaemon("wireplumber", ["wireplumber"])
+        let wp = try startDaemon("wireplumber", pipewire.daemonCommand(["wireplumber"]))
 
         // 5. pipewire-pulse.
         var pulse: ChildProcess?
         if options.startPulse {
-            pulse = try startDaemon("pipewire-pulse", ["pipewire-pulse"])
+            pulse = try startDaemon("pipewire-pulse", pipewire.daemonCommand(["pipewire-pulse"]))
         }
 
         try waitForDaemon(wp, what: "wireplumber (the \"default\" metadata)", timeout: timeout) {
@@ -406,7 +418,13 @@ public final class Sandbox: @unchecked Sendable {
             do {
                 return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
             } catch {
-                if attempt >= 5 { throw error }
+                if attempt >= 5 {
+                    // Kept for a look: the sandbox's directory outlives a failed test's log.
+                    let kept = directory + "/logs/pw-dump-invalid.json"
+                    try? r.stdout.write(toFile: kept, atomically: true, encoding: .utf8)
+                    throw SandboxError.commandFailed(command: "pw-dump", status: 0,
+                                                     stderr: "its output is not JSON (\(error.localizedDescription)); kept in \(kept)")
+                }
             }
         }
     }

@@ -57,8 +57,19 @@ public struct MPRISGovernor: Sendable, Equatable {
     /// The policy paused the legacy stream `stream` (interruption began, or its private
     /// output was lost); `player` owns it and was in `status`. Only a playing player is
     /// paused: one that was not playing has nothing to resume and nothing to correct.
+    /// After a route loss, a player that is paused already was paused by WirePlumber
+    /// (0.5.11 and later pause the players of a removed device sink themselves,
+    /// `linking.pause-playback`): no second Pause, and the graph pause is released as
+    /// after ours, so that the player's own Play starts it again (docs/mpris.md).
     public mutating func streamPaused(_ stream: UInt32, player: String, status: PlaybackStatus, cause: Cause) -> [Action] {
         if let g = governed[stream], !g.handedBack { return [] }
+        if cause == .routeLoss && status != .playing && governed[stream] == nil {
+            var g = Governed(player: player, cause: .routeLoss)
+            g.confirmed = true
+            g.status = status
+            governed[stream] = g
+            return [report]
+        }
         guard status == .playing else {
             // A stream handed back whose player does not play: nothing left to govern.
             return governed.removeValue(forKey: stream) == nil ? [] : [report]

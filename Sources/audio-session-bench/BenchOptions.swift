@@ -24,14 +24,20 @@ struct BenchOptions: ParsableCommand {
     var out = "bench-out"
     @Flag(help: "Few trials and short windows: a quick look, not figures to publish.")
     var quick = false
-    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, churn, faults.", valueName: "list"))
-    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,churn,faults"
-    @Option(help: ArgumentHelp("Systems to measure, comma separated (default: module,baseline, and the -pw1.4 pair when a tree is given).", valueName: "list"))
+    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, churn, faults, peer (the PipeWire 1.6 systems only).", valueName: "list"))
+    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,churn,faults,peer"
+    @Option(help: ArgumentHelp("Systems to measure, comma separated (default: module,baseline, the -pw1.4 systems when a 1.4 tree is given and the -pw1.6 pair when a 1.6 root is given).", valueName: "list"))
     var systems: String?
     @Option(name: .customLong("pw14-prefix"), help: ArgumentHelp("The PipeWire 1.4 tree (default: AUDIO_SESSION_PIPEWIRE_PREFIX).", valueName: "dir"))
     var pw14Prefix: String?
     @Option(name: .customLong("pw14-module-dir"), help: ArgumentHelp("The module built against the PipeWire 1.4 tree.", valueName: "dir"))
     var pw14ModuleDir: String?
+    @Option(name: .customLong("pw16-prefix"), help: ArgumentHelp("The PipeWire 1.6 root filesystem (scripts/pipewire-rootfs.sh).", valueName: "dir"))
+    var pw16Prefix: String?
+    @Option(name: .customLong("pw16-module-dir"), help: ArgumentHelp("The module built against PipeWire 1.6.", valueName: "dir"))
+    var pw16ModuleDir: String?
+    @Option(name: .customLong("peer-trials"), help: "Trials per player and loss in the peer section (5; quick 2).")
+    var peerTrials: Int?
     @Option(help: ArgumentHelp("The command that ran the bench, for the report.", valueName: "text"))
     var command = "make bench"
 

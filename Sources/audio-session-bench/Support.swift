@@ -192,8 +192,11 @@ func reachedNodes(_ d: [[String: Any]], from node: Int, activeOnly: Bool) -> Set
 extension Sandbox {
     /// Starts `argv` and waits until its playback stream runs and is linked (active) to `sink`,
     /// directly or through a loopback.
+    /// `streamOwner` names the process that owns the stream (default: the player itself; a
+    /// program that plays from a child gives that child).
     func startPlayer(_ argv: [String], environment: [String: String] = [:], on sink: String,
-                     timeout: TimeInterval = 10) throws -> (process: ChildProcess, node: Int, props: [String: Any]) {
+                     timeout: TimeInterval = 10,
+                     streamOwner: @escaping (ChildProcess) -> Int32? = { $0.pid }) throws -> (process: ChildProcess, node: Int, props: [String: Any]) {
         let p = try spawn(argv, environment: environment)
         var node: Int?
         var props: [String: Any] = [:]
@@ -201,7 +204,7 @@ extension Sandbox {
             try waitUntil(timeout: timeout, poll: 0.01, "\(argv[0]) playing on \(sink)") {
                 guard p.isRunning else { throw BenchFailure("\(argv[0]) exited: \(p.logTail(lines: 3))") }
                 let d = try dump()
-                guard let n = Graph.streamNode(d, pid: p.pid), let id = n["id"] as? Int,
+                guard let owner = streamOwner(p), let n = Graph.streamNode(d, pid: owner), let id = n["id"] as? Int,
                       Sandbox.state(n) == "running", let sinkID = Graph.nodeID(d, named: sink) else { return false }
                 node = id
                 props = Sandbox.props(n)

@@ -37,8 +37,14 @@ let faultRounds = options.pick(options.faultRounds, 5, 2)
 let faultClients = options.pick(options.faultClients, 200, 50)
 let pw14Prefix = options.pw14Prefix ?? ProcessInfo.processInfo.environment["AUDIO_SESSION_PIPEWIRE_PREFIX"]
 let pw14ModuleDir = options.pw14ModuleDir
-let systems = (options.systems ?? (pw14Prefix == nil ? "module,baseline" : "module,baseline,module-pw1.4,baseline-pw1.4,peer-pw1.4"))
+/// This checkout (the fake BlueZ and the fixture players): the working directory, as make bench runs it.
+let checkout = FileManager.default.currentDirectoryPath
+let pw16Prefix = options.pw16Prefix
+let pw16ModuleDir = options.pw16ModuleDir
+let systems = (options.systems ?? ("module,baseline" + (pw14Prefix == nil ? "" : ",module-pw1.4,baseline-pw1.4,peer-pw1.4")
+                                   + (pw16Prefix == nil ? "" : ",module-pw1.6,baseline-pw1.6")))
     .split(separator: ",").map(String.init)
+let peerTrials = options.pick(options.peerTrials, 5, 2)
 let hlTrials = options.pick(options.hlTrials, 100, 5)
 let hlSettle = options.pick(options.hlSettle, 0.1, 0.1)
 let duckTrials = options.pick(options.duckTrials, 10, 2)
@@ -71,6 +77,7 @@ struct SystemResult: Codable {
     var cpu: CPUResult?
     var churn: ChurnResult?
     var faults: FaultsResult?
+    var peerPause: [PeerPauseRow]?
     var seconds: Double = 0
 }
 
@@ -78,6 +85,7 @@ struct Parameters: Codable {
     var hlTrials: Int, hlSettle: Double, duckTrials: Int, baselineDuckTrials: Int, interruptTrials: Int, baselineInterruptTrials: Int
     var notifyTrials: Int, idleSeconds: Double, streams: Int, toggleEvents: Int, toggleRate: Double
     var churnSeconds: Double, churnRate: Double, churnLive: Int, quick: Bool
+    var peerTrials: Int?
 }
 
 struct Results: Codable {
@@ -94,7 +102,7 @@ var results = Results(
                            interruptTrials: interruptTrials, baselineInterruptTrials: baselineInterruptTrials,
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
                            toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
-                           churnRate: churnRate, churnLive: churnLive, quick: quick),
+                           churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials),
     systems: [])
 
 try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -156,6 +164,24 @@ final class Runner: @unchecked Sendable {
             if module {
                 if let dir = pw14ModuleDir { options.moduleDirectory = dir } else {
                     setupError = setupError ?? "no module built against PipeWire 1.4: pass --pw14-module-dir"
+                }
+            }
+        }
+        if system.hasSuffix("-pw1.6") {
+            // Stock WirePlumber 0.5.18 as shipped: its MPRIS pause (linking.pause-playback) is on.
+            description = module ? "PipeWire 1.6 + WirePlumber 0.5.18 + libpipewire-module-audio-session (and pw-session agent in the peer section)" :
+                "stock PipeWire 1.6 + WirePlumber 0.5.18 with its MPRIS pause on (sandbox --no-module)"
+            // The peer section's headset: the fake BlueZ on the sandbox's system bus.
+            options.bluetooth = true
+            options.fakeBluez = checkout + "/data/fake-bluez.py"
+            if let prefix = pw16Prefix {
+                do { options.pipewire = try PipeWireInstall(prefix: prefix) } catch { setupError = "\(error)" }
+            } else {
+                setupError = "no PipeWire 1.6 root: pass --pw16-prefix (scripts/pipewire-rootfs.sh makes one)"
+            }
+            if module {
+                if let dir = pw16ModuleDir { options.moduleDirectory = dir } else {
+                    setupError = setupError ?? "no module built against PipeWire 1.6: pass --pw16-module-dir"
                 }
             }
         }
@@ -305,6 +331,11 @@ for r in runners {
             if let f = res.faults {
                 progress("   faults: metadata destroyed \(f.metadataDestroyed), recreated \(f.metadataRecreated), crashes \(f.crashes), RssAnon \(f.rssAnonKiB)" + (f.error.map { " (\($0))" } ?? ""))
             }
+        }
+    }
+    if r.system.hasSuffix("-pw1.6") {
+        r.section("peer") { s, res in
+            res.peerPause = PeerPause.run(s, system: r.system, module: r.module, trials: peerTrials, checkout: checkout)
         }
     }
     r.stop()

@@ -37,9 +37,9 @@ struct RouteCommand: ParsableCommand {
     func run() throws {
         let session = try observePolicy(timeout: timeout)
         let snap = session.policySnapshot
-        func endpoints(_ cls: String, _ kind: EndpointKind) -> [Endpoint] {
+        func endpoints(_ classes: Set<String>, _ kind: EndpointKind) -> [Endpoint] {
             snap.nodes.sorted { $0.key < $1.key }.compactMap { id, p in
-                guard p["media.class"] == cls else { return nil }
+                guard let cls = p["media.class"], classes.contains(cls) else { return nil }
                 let port = SessionPort.from(p, kind: kind)
                 // The registry carries few properties; the policy's published type (from the full node and device properties) wins.
                 let published = (snap.global?.currentRoute.outputs ?? []) + (snap.global?.currentRoute.inputs ?? [])
@@ -48,7 +48,8 @@ struct RouteCommand: ParsableCommand {
             }
         }
         let doc = Document(currentRoute: snap.global?.currentRoute ?? RouteDescription(.empty),
-                           outputs: endpoints("Audio/Sink", .sink), inputs: endpoints("Audio/Source", .source))
+                           outputs: endpoints(["Audio/Sink"], .sink),
+                           inputs: endpoints(["Audio/Source", "Audio/Source/Virtual"], .source))
         if json {
             say(jsonLine(doc))
             return

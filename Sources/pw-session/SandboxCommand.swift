@@ -24,8 +24,12 @@ struct SandboxCommand: ParsableCommand {
         By default the sandbox runs the system's PipeWire. --pipewire runs another one \
         from an unpacked tree instead (for example PipeWire 1.4 with WirePlumber 0.5, \
         unpacked from Debian packages): its daemons, its libraries for every program \
-        started in the sandbox, and the module from --module-dir built against it. The \
-        variable AUDIO_SESSION_PIPEWIRE_PREFIX does the same.
+        started in the sandbox, and the module from --module-dir built against it. A \
+        whole root filesystem with a newer C library than this machine's (PipeWire 1.6 \
+        from Debian sid, made by the project's scripts/pipewire-rootfs.sh) works too: its \
+        daemons and its PipeWire tools (pw-play, pw-dump, wpctl, ...) run from its \
+        host/bin, and every other program keeps this machine's libraries. The variable \
+        AUDIO_SESSION_PIPEWIRE_PREFIX does the same.
 
         Examples:
           pw-session sandbox -- pw-play tone.wav

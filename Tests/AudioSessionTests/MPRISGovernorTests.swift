@@ -58,6 +58,19 @@ import Testing
         #expect(g.interruptionEnded(56, shouldResume: true) == [])
     }
 
+    /// WirePlumber 0.5.11+ paused the player itself when its device sink went: no second
+    /// Pause from the bridge, the graph pause released as after its own, never a Play.
+    @Test func r31APlayerWirePlumberPausedFirstIsNotPausedAgainAndIsReleased() {
+        var g = G()
+        #expect(g.streamPaused(56, player: Self.mpv, status: .paused, cause: .routeLoss)
+                == [.report(governed: [56: Self.mpv], released: [56])])
+        #expect(g.statusChanged(player: Self.mpv, .paused) == [])
+        #expect(g.interruptionEnded(56, shouldResume: true) == [])
+        // The user presses play: handed back (the policy sees it play again), then let go.
+        #expect(g.statusChanged(player: Self.mpv, .playing) == [.report(governed: [56: Self.mpv], released: [])])
+        #expect(g.statusChanged(player: Self.mpv, .paused) == [.report(governed: [:], released: [])])
+    }
+
     @Test func r31AfterARouteLossThereIsNeverAPlay() {
         var g = G()
         _ = g.streamPaused(56, player: Self.mpv, status: .playing, cause: .routeLoss)

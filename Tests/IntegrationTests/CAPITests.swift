@@ -12,10 +12,13 @@ extension Integration {
     /// it), the exported symbols and soname, and the Python ctypes example.
     @Suite(.serialized)
     struct CAPITests {
-        /// Where meson built libaudiosession (the module's build directory: the one the
+        /// Where meson built libaudiosession: `AUDIO_SESSION_CLIENT_BUILD_DIR` when the module's
+        /// build has no clients (the PipeWire 1.6 generation, whose libraries this machine
+        /// cannot link programs against), else the module's build directory (the one the
         /// integration tests load the module from).
         static func buildDirectory() throws -> String {
-            let dir = ProcessInfo.processInfo.environment["AUDIO_SESSION_MODULE_DIR"] ?? Support.checkoutRoot + "/build/meson"
+            let env = ProcessInfo.processInfo.environment
+            let dir = env["AUDIO_SESSION_CLIENT_BUILD_DIR"] ?? env["AUDIO_SESSION_MODULE_DIR"] ?? Support.checkoutRoot + "/build/meson"
             guard FileManager.default.fileExists(atPath: dir + "/libaudiosession.so.0") else {
                 throw TestFailure("no libaudiosession.so.0 in \(dir): build it with make module")
             }

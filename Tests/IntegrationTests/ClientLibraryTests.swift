@@ -100,10 +100,13 @@ extension Integration {
         /// §8: a session's capture stream (`AudioInput`, on the session's connection)
         /// captures, and `setPreferredInput` moves it to the chosen source and back.
         @Test func setPreferredInputMovesTheSessionsCaptureStream() async throws {
+            // Virtual sources: a null sink made an Audio/Source produces nothing on PipeWire 1.6
+            // (its node goes to the error state), one made an Audio/Source/Virtual captures on
+            // every generation.
             let usb = VirtualDevice(name: "usb-mic", nodeDescription: "USB Mic", formFactor: "microphone",
-                                    priority: 1500, mediaClass: "Audio/Source")
+                                    priority: 1500, mediaClass: "Audio/Source/Virtual")
             let headset = VirtualDevice(name: "headset-mic", nodeDescription: "Headset Mic", formFactor: "headset",
-                                        priority: 1000, mediaClass: "Audio/Source")
+                                        priority: 1000, mediaClass: "Audio/Source/Virtual")
             let sandbox = try Sandbox.start(SandboxOptions(devices: [.speaker, .headphones, usb, headset]))
             defer { sandbox.stop() }
             try await withLibrary(in: sandbox) {

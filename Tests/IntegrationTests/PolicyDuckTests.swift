@@ -26,14 +26,17 @@ extension Integration {
             return out[r.upperBound...].split(separator: "\n").dropFirst(2).prefix(2).joined(separator: ",")
         }
 
-        /// WirePlumber's saved state of the music stream (restore-stream's `media.role:Music` lines).
+        /// WirePlumber's saved state of the music stream (restore-stream's lines for it).
         static func restoreStream(_ sandbox: Sandbox) -> Data? {
             guard let data = FileManager.default.contents(atPath: sandbox.savedStreamStatePath) else {
                 return nil
             }
+            // The music's key: its role up to WirePlumber 0.5.8; from 0.5.x on (0.5.18 here) the
+            // role names only notifications, and the key is the program's name (pw-play).
+            let keys = ["Output/Audio:media.role:Music", "Output/Audio:application.name:pw-play"]
             let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
                 // WirePlumber 0.4: a line per value (`…Music:volume=…`); 0.5: one JSON object (`…Music={…}`).
-                .filter { $0.hasPrefix("Output/Audio:media.role:Music:") || $0.hasPrefix("Output/Audio:media.role:Music=") }
+                .filter { line in keys.contains { line.hasPrefix($0 + ":") || line.hasPrefix($0 + "=") } }
                 .map(normalizedStateLine)
             return lines.isEmpty ? nil : Data(lines.joined(separator: "\n").utf8)
         }
