@@ -64,7 +64,6 @@ enum PeerPause {
 
     static func run(_ sandbox: Sandbox, system: String, module: Bool, trials: Int, checkout: String) -> [PeerPauseRow] {
         let fixture = checkout + "/Tests/Fixtures/mpris-player.py"
-        let fakeBluez = checkout + "/data/fake-bluez.py"
         var rows: [PeerPauseRow] = []
         let setup: (music: String, plugin: String, agent: ChildProcess?)
         do {
@@ -89,7 +88,6 @@ enum PeerPause {
                                  firstSoundMs: Stats([Double]()), statusAfter: [:], pauseCalls: [], windowSeconds: windowSeconds)]
         }
         defer { setup.agent?.terminate(signal: SIGTERM, timeout: 5) }
-        _ = fakeBluez
         for scenario in ["headphones", "bluetooth"] {
             for player in players {
                 rows.append(runRow(sandbox, system: system, scenario: scenario, player: player, music: setup.music,
