@@ -496,6 +496,17 @@ public final class Sandbox: @unchecked Sendable {
         lock.lock(); devices.append(device); lock.unlock()
     }
 
+    /// Calls a control of the fake BlueZ (`org.audiosession.FakeBluez` on `/org/bluez`, on the
+    /// sandbox's system bus; with the `bluetooth` option): `Connect`, `Disconnect` with
+    /// `device`, `transport` or `gone`, …
+    public func fakeBluez(_ method: String, _ args: [String] = []) throws {
+        let r = try run(["gdbus", "call", "--system", "--dest", "org.bluez", "--object-path", "/org/bluez",
+                         "--method", "org.audiosession.FakeBluez.\(method)"] + args, timeout: 10)
+        guard r.status == 0 else {
+            throw SandboxError.commandFailed(command: "FakeBluez.\(method)", status: r.status, stderr: r.stderr)
+        }
+    }
+
     /// Unplugs a virtual output (`pw-cli destroy ID`) and waits until it is gone.
     public func removeDevice(named name: String) throws {
         guard let id = try nodeID(named: name) else { throw SandboxError.unknownDevice(name, known: devices.map(\.name)) }

@@ -190,6 +190,16 @@ public enum SandboxConfig {
         }
     }
 
+    /// Where Debian's mpv-mpris put mpv's MPRIS plugin (the package's own file list, then
+    /// its usual place), nil when it is not installed. mpv started with `--no-config` loads
+    /// it only when named (`--script=`).
+    public static func mpvMPRISPlugin() -> String? {
+        let listed = (try? String(contentsOfFile: "/var/lib/dpkg/info/mpv-mpris.list", encoding: .utf8)) ?? ""
+        let candidates = listed.split(separator: "\n").map(String.init).filter { $0.hasSuffix("/mpris.so") }
+            + ["/etc/mpv/scripts/mpris.so"]
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
     /// The fake BlueZ (`fake-bluez.py`) for a sandbox with Bluetooth: `AUDIO_SESSION_FAKE_BLUEZ`,
     /// else where `make install` puts it (`../share/pipewire-audio-session/` beside the
     /// executable), else `data/` of the checkout the executable was built in.

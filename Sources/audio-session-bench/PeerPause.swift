@@ -139,7 +139,7 @@ enum PeerPause {
             if try sandbox.nodeID(named: "headphones") == nil { try sandbox.addDevice(.headphones) }
             sink = "headphones"
         } else {
-            try fakeBluez(sandbox, "Connect")
+            try sandbox.fakeBluez("Connect")
             var name: String?
             try sandbox.waitUntil(timeout: 20, "the headset's bluez_output sink") {
                 name = try headsetSink(sandbox)
@@ -166,7 +166,7 @@ enum PeerPause {
             let r = try sandbox.run(["pw-cli", "destroy", String(id)], timeout: 10)
             guard r.status == 0 else { throw BenchFailure("pw-cli destroy \(id): \(r.stderr)") }
         } else {
-            try fakeBluez(sandbox, "Disconnect", ["device"])
+            try sandbox.fakeBluez("Disconnect", ["device"])
         }
         try sandbox.waitUntil(timeout: 10, poll: 0.01, "\(sink) to go") { try sandbox.nodeID(named: sink) == nil }
         try tape.waitForMore(seconds: max(0, windowSeconds - Double(tape.mark - lossMark) / (48_000 * 4)),
@@ -205,21 +205,11 @@ enum PeerPause {
         }.first { $0.hasPrefix("bluez_output.") }
     }
 
-    /// The fake BlueZ's controls (org.audiosession.FakeBluez on /org/bluez).
-    static func fakeBluez(_ sandbox: Sandbox, _ method: String, _ args: [String] = []) throws {
-        let r = try sandbox.run(["gdbus", "call", "--system", "--dest", "org.bluez", "--object-path", "/org/bluez",
-                                 "--method", "org.audiosession.FakeBluez.\(method)"] + args, timeout: 10)
-        if r.status != 0 { throw BenchFailure("FakeBluez.\(method): \(r.stderr)") }
-    }
-
-    /// Where Debian's mpv-mpris put its plugin.
     static func mprisPlugin() throws -> String {
-        let listed = (try? String(contentsOfFile: "/var/lib/dpkg/info/mpv-mpris.list", encoding: .utf8)) ?? ""
-        let candidates = listed.split(separator: "\n").map(String.init).filter { $0.hasSuffix("mpris.so") } + ["/etc/mpv/scripts/mpris.so"]
-        guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+        guard let p = SandboxConfig.mpvMPRISPlugin() else {
             throw BenchFailure("the mpv MPRIS plugin is missing: install the Debian package mpv-mpris (make deps)")
         }
-        return found
+        return p
     }
 
     /// The pw-session next to this program (the release build's).

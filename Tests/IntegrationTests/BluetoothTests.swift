@@ -74,9 +74,7 @@ extension Integration {
 
         /// The fake's controls (org.audiosession.FakeBluez on /org/bluez).
         static func fake(_ sandbox: Sandbox, _ method: String, _ args: [String] = []) throws {
-            let r = try sandbox.run(["gdbus", "call", "--system", "--dest", "org.bluez", "--object-path", "/org/bluez",
-                                     "--method", "org.audiosession.FakeBluez.\(method)"] + args, timeout: 10)
-            if r.status != 0 { throw TestFailure("FakeBluez.\(method) failed: \(r.stderr)") }
+            try sandbox.fakeBluez(method, args)
         }
 
         /// R30, R31 with a Bluetooth headset, in each way BlueZ reports a loss: the device

@@ -14,10 +14,7 @@ extension Integration {
         /// Where Debian's mpv-mpris put the plugin (it is autoloaded from /etc/mpv/scripts;
         /// mpv runs with --no-config here, so it is named explicitly): the package's own list.
         static func mprisPlugin() throws -> String {
-            let listed = (try? String(contentsOfFile: "/var/lib/dpkg/info/mpv-mpris.list", encoding: .utf8)) ?? ""
-            let candidates = listed.split(separator: "\n").map(String.init).filter { $0.hasSuffix("/mpris.so") }
-                + ["/etc/mpv/scripts/mpris.so"]
-            guard let p = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            guard let p = SandboxConfig.mpvMPRISPlugin() else {
                 throw TestFailure("the mpv MPRIS plugin is missing: install the Debian package mpv-mpris (make deps)")
             }
             return p
