@@ -1,8 +1,10 @@
-"""The BENCHMARKS.md section that sets every measured system side by side: the
+"""The BENCHMARKS.md sections that set every measured system side by side: the
 module and stock on PipeWire 0.3.65 + WirePlumber 0.4, the same on PipeWire 1.4 +
-WirePlumber 0.5, and (when measured) WirePlumber 0.5's own role-based policy."""
+WirePlumber 0.5.8 and on PipeWire 1.6 + WirePlumber 0.5.18, (when measured)
+WirePlumber 0.5's own role-based policy, and the peer as users run it today:
+WirePlumber 0.5.18's own MPRIS pause against the module on four kinds of player."""
 
-ORDER = ["module", "baseline", "module-pw1.4", "baseline-pw1.4", "peer-pw1.4"]
+ORDER = ["module", "baseline", "module-pw1.4", "baseline-pw1.4", "peer-pw1.4", "module-pw1.6", "baseline-pw1.6"]
 RAMP_MS = 250.0
 RATE = 48000.0
 
@@ -108,12 +110,15 @@ def section(res):
     """Markdown lines, or [] when only one PipeWire generation was measured."""
     by_name = {s["system"]: s for s in res.get("systems", [])}
     names = [n for n in ORDER if n in by_name] + [n for n in by_name if n not in ORDER]
-    if not any(n.endswith("-pw1.4") for n in names):
+    if not any(n.endswith("-pw1.4") or n.endswith("-pw1.6") for n in names):
         return []
-    L = ["## Both PipeWire generations side by side", "",
+    L = ["## Every PipeWire generation side by side", "",
          "Every system measured in this run, on the same machine and with the same scenarios as above. "
          "`-pw1.4` systems run PipeWire 1.4.2 + WirePlumber 0.5.8 from Debian's bookworm-backports packages, unpacked "
          "into a private tree (`scripts/pipewire-tree.sh`), with the module built against that tree's headers. "
+         "`-pw1.6` systems run PipeWire 1.6.9 + WirePlumber 0.5.18 from a Debian sid root filesystem "
+         "(`scripts/pipewire-rootfs.sh`), with the module built against its headers; `baseline-pw1.6` is WirePlumber "
+         "0.5.18 as users run it today, its MPRIS pause on. "
          f"The duck target is the ramp ({RAMP_MS:.0f} ms) plus one graph cycle: "
          f"{RAMP_MS + 1024 / RATE * 1000:.0f} ms at a 1024-sample quantum, "
          f"{RAMP_MS + 2048 / RATE * 1000:.0f} ms at 2048; no step may exceed 3 dB.", "",
@@ -132,6 +137,14 @@ def section(res):
     if ml and bl and all(x is not None for x in ml + bl):
         L.append(f"On PipeWire 1.4 the module leaks a median of {_fmt(max(ml), 0)} samples per unplug where stock "
                  f"WirePlumber 0.5 leaks {_fmt(min(bl), 0)}–{_fmt(max(bl), 0)}.")
+        L.append("")
+    mod16, base16 = by_name.get("module-pw1.6") or {}, by_name.get("baseline-pw1.6") or {}
+    ml16 = leak_medians(mod16)
+    bl16 = leak_medians(base16)
+    if ml16 and bl16:
+        L.append(f"On PipeWire 1.6 the module leaks a median of {_fmt(max(ml16), 0)} samples per unplug where stock "
+                 f"WirePlumber 0.5.18 leaks {_fmt(min(bl16), 0)}–{_fmt(max(bl16), 0)} with these clients, which speak no "
+                 "MPRIS (its MPRIS pause reaches only MPRIS players: see the next section).")
         L.append("")
     peer = by_name.get("peer-pw1.4") or {}
     if mod and peer and not peer.get("sandboxError"):
@@ -156,16 +169,134 @@ def section(res):
 
 
 def readme_lines(res):
-    """The README summary's lines for PipeWire 1.4 (none when it was not measured)."""
+    """The README summary's lines for PipeWire 1.4 and 1.6 (none for one not measured)."""
     by_name = {s["system"]: s for s in res.get("systems", [])}
-    mod, base = by_name.get("module-pw1.4"), by_name.get("baseline-pw1.4")
-    if not mod or mod.get("sandboxError"):
-        return []
-    out = [f"- On PipeWire 1.4 + WirePlumber 0.5: headphone loss {headphone_cell(mod)}"
-           + (f" (stock: {headphone_cell(base)})" if base else "")
-           + f"; duck reached {duck_cells(mod)[0]}, largest step {duck_cells(mod)[1]} dB;"
-           + f" call: music paused {interrupt_cells(mod)[0]}, resumed {interrupt_cells(mod)[1]}."]
+    out = []
+    for suffix, label in (("-pw1.4", "PipeWire 1.4 + WirePlumber 0.5.8"), ("-pw1.6", "PipeWire 1.6 + WirePlumber 0.5.18")):
+        mod, base = by_name.get("module" + suffix), by_name.get("baseline" + suffix)
+        if not mod or mod.get("sandboxError"):
+            continue
+        out.append(f"- On {label}: headphone loss {headphone_cell(mod)}"
+                   + (f" (stock: {headphone_cell(base)})" if base else "")
+                   + f"; duck reached {duck_cells(mod)[0]}, largest step {duck_cells(mod)[1]} dB;"
+                   + f" call: music paused {interrupt_cells(mod)[0]}, resumed {interrupt_cells(mod)[1]}.")
+    out += peer_readme_lines(res)
     return out
+
+
+# ------------------------------------------------ the peer as users run it today
+
+PEER_KINDS = ["honours", "none", "ignores", "never-answers"]
+PEER_KIND_WORDS = {"honours": "an MPRIS player that honours Pause", "none": "a program without MPRIS",
+                   "ignores": "an MPRIS player that answers Pause and plays on",
+                   "never-answers": "an MPRIS player that never answers Pause"}
+SCENARIO_WORDS = {"headphones": "headphones sink removed", "bluetooth": "Bluetooth headset disconnected"}
+
+
+def peer_rows(res):
+    """{(system, scenario, player): row} of the peer section, over the systems that ran it."""
+    out = {}
+    for s in res.get("systems", []):
+        for r in s.get("peerPause") or []:
+            out[(s["system"], r.get("scenario"), r.get("player"))] = r
+    return out
+
+
+def _status(row):
+    st = row.get("statusAfter") or {}
+    return ", ".join(f"{k} {v}" for k, v in sorted(st.items())) or "—"
+
+
+def _peer_cell(row):
+    if not row:
+        return "—"
+    n = len(row.get("leakedSamples") or [])
+    if n == 0:
+        return f"not measured ({row.get('failed', 0)} failed)"
+    first = _median(row.get("firstSoundMs"))
+    cell = f"{row.get('zeroLeakTrials', 0)}/{n} clean, median {_fmt(_median(row.get('leaked')), 0)}"
+    if first is not None:
+        cell += f", first sound {_fmt(first, 0)} ms"
+    return cell
+
+
+def peer_section(res):
+    """The section on WirePlumber 0.5.18's own MPRIS pause against the module, or []."""
+    rows = peer_rows(res)
+    if not rows:
+        return []
+    systems = [n for n in ("module-pw1.6", "baseline-pw1.6") if any(k[0] == n for k in rows)]
+    window = next((r.get("windowSeconds") for r in rows.values() if r.get("windowSeconds")), None)
+    L = ["## The peer as users run it today: WirePlumber 0.5.18's MPRIS pause", "",
+         "WirePlumber 0.5.11 and later (`linking.pause-playback`, on by default) send MPRIS `Pause` to the players whose "
+         "streams were on a removed device sink, and hold back relinking until they answer (3 s at most, a rescan 1 s "
+         "later). Measured on the PipeWire 1.6 generation: `baseline-pw1.6` is WirePlumber 0.5.18 as shipped, "
+         "`module-pw1.6` the same with the module and `pw-session agent` running, as its users run them. Each trial "
+         "plays music (375 Hz) on the private output, then removes it: the headphones' null sink destroyed "
+         "(`pw-cli destroy`), or the Bluetooth headset of the sandbox's simulated BlueZ disconnected (PipeWire's own "
+         "bluez5 plugin tears its nodes down). The speaker's monitor is recorded for "
+         f"{_fmt(window, 0)} s from the loss; *clean* trials put 0 non-zero samples on it; *median* is the median of "
+         "non-zero samples per trial; *first sound* the median time from the loss to the first one (trials that "
+         "leaked). The fixture players (`Tests/Fixtures/mpris-player.py`) play through a child `pw-play`, so the "
+         "stream's process is the player's child, as with Chromium and Electron.", "",
+         "| loss | player | " + " | ".join(f"{n}: samples on the speaker" for n in systems)
+         + " | " + " | ".join(f"{n}: PlaybackStatus after" for n in systems) + " |",
+         "|---|---|" + "---|" * (2 * len(systems))]
+    players = []
+    for k in rows:
+        if k[2] not in players and k[1] != "setup":
+            players.append(k[2])
+    for scenario in ("headphones", "bluetooth"):
+        for p in players:
+            cells = [rows.get((n, scenario, p)) for n in systems]
+            if not any(cells):
+                continue
+            L.append(f"| {SCENARIO_WORDS[scenario]} | {p} | " + " | ".join(_peer_cell(c) for c in cells) + " | "
+                     + " | ".join(_status(c) if c else "—" for c in cells) + " |")
+    L.append("")
+    errors = [f"- {k[0]} {k[1]} {k[2]}: " + "; ".join(r.get("errors") or []) for k, r in rows.items() if r.get("errors")]
+    if errors:
+        L += ["Failed trials:", ""] + errors + [""]
+    L += peer_summary(rows)
+    return L
+
+
+def _kind_clean(rows, system, kind):
+    """(clean trials, trials) for one kind of player on one system, over both losses."""
+    clean = total = 0
+    for (s, _, _), r in rows.items():
+        if s == system and r.get("pauseKind") == kind:
+            clean += r.get("zeroLeakTrials", 0)
+            total += len(r.get("leakedSamples") or [])
+    return clean, total
+
+
+def peer_summary(rows):
+    out = []
+    for kind in PEER_KINDS:
+        mc, mt = _kind_clean(rows, "module-pw1.6", kind)
+        bc, bt = _kind_clean(rows, "baseline-pw1.6", kind)
+        if mt == 0 and bt == 0:
+            continue
+        out.append(f"- {PEER_KIND_WORDS[kind]}: {mc}/{mt} trials clean with the module, {bc}/{bt} with WirePlumber "
+                   "0.5.18 alone.")
+    if not out:
+        return []
+    return ["Over both losses:", ""] + out + [""]
+
+
+def peer_readme_lines(res):
+    rows = peer_rows(res)
+    if not rows:
+        return []
+    parts = []
+    for kind in PEER_KINDS:
+        mc, mt = _kind_clean(rows, "module-pw1.6", kind)
+        bc, bt = _kind_clean(rows, "baseline-pw1.6", kind)
+        if mt or bt:
+            parts.append(f"{PEER_KIND_WORDS[kind]} {mc}/{mt} (WirePlumber 0.5.18 alone {bc}/{bt})")
+    return ["- Against WirePlumber 0.5.18's own MPRIS pause, trials with 0 samples on the speaker after a removed "
+            "sink or a Bluetooth disconnect: " + "; ".join(parts) + "."]
 
 
 def faults_section(res):

@@ -761,7 +761,8 @@ def build_markdown(res, policy, plots, wall):
     rel = {k: os.path.relpath(v, ".") if v else None for k, v in plots.items()}
     L = (md_header(res, wall) + md_targets(res, policy) + md_headphones(res, rel) + md_ducking(res, rel)
          + md_interrupt(res, rel) + md_notify(res) + md_policy(policy, rel) + md_daemon(res) + md_churn(res, rel)
-         + bench_generations.section(res) + bench_generations.faults_section(res) + md_problems(res)
+         + bench_generations.section(res) + bench_generations.peer_section(res) + bench_generations.faults_section(res)
+         + md_problems(res)
          + md_reproducing())
     return "\n".join(L)
 

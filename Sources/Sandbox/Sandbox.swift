@@ -294,6 +294,22 @@ public final class Sandbox: @unchecked Sendable {
         try startPipeWireAndSessionManager(devices: current)
     }
 
+    /// Stops WirePlumber with `signal` (SIGKILL: a crash) and starts it again, as its user
+    /// service would, with the same configuration and saved state; returns once it has
+    /// published the "default" metadata again. PipeWire and its clients keep running.
+    public func restartWirePlumber(signal: Int32 = SIGTERM) throws {
+        lock.lock()
+        let old = daemons.filter { $0.name == "wireplumber" }
+        daemons.removeAll { $0.name == "wireplumber" }
+        lock.unlock()
+        for d in old { d.terminate(signal: signal, timeout: 5) }
+        let wp = try startDaemon("wireplumber", pipewire.daemonCommand(["wireplumber"]))
+        try waitForDaemon(wp, what: "wireplumber (the \"default\" metadata)", timeout: options.startupTimeout) {
+            let r = try? self.run(["pw-metadata", "-n", "default", "0"], timeout: 5)
+            return r?.status == 0 && (r?.stdout ?? "").contains("\"default\" metadata")
+        }
+    }
+
     /// Stops the session D-Bus and starts a new one at the same address: what a desktop
     /// session's bus restart looks like to the programs in it. Every connection to the old
     /// bus is gone; PipeWire and WirePlumber keep running.

@@ -61,11 +61,8 @@ extension Integration {
             let (player, node, navigation, savedBefore, volumeBefore, channelsBefore) = try Self.duckedMusicAtTheUsersVolume(sandbox)
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
             defer { navigation.terminate(signal: SIGKILL, timeout: 2) }
-            guard let wireplumber = sandbox.daemonProcesses.first(where: { $0.name == "wireplumber" }) else {
-                throw TestFailure("no wireplumber in the sandbox")
-            }
-            wireplumber.terminate(signal: SIGKILL, timeout: 5)
-            _ = try sandbox.spawn(["wireplumber"], environment: ["HOME": sandbox.directory + "/home"])
+            // Killed, and started again by its service: the sandbox's generation of WirePlumber.
+            try sandbox.restartWirePlumber(signal: SIGKILL)
             try sandbox.waitUntil(timeout: 30, "wireplumber to come back") {
                 Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
                     (($0["info"] as? [String: Any])?["props"] as? [String: Any])?["application.name"] as? String == "WirePlumber"

@@ -208,6 +208,53 @@ extension Integration {
             }
         }
 
+        /// Players that do not honour MPRIS Pause, playing from a child process as browsers do
+        /// (`Tests/Fixtures/mpris-player.py`): one answers Pause and plays on, one never answers.
+        /// When their headphones go, nothing reaches the speaker, whatever was asked of them
+        /// (WirePlumber 0.5.11 and later send Pause themselves and, for a player that never
+        /// answers, hold back relinking for about 3 s; the agent sends Pause to a player it
+        /// finds), and nobody sends them Play (R31).
+        @Test(.serialized, arguments: ["ignore", "never-answer"])
+        func r30R31APlayerThatDoesNotHonourPauseLeaksNothingWhenItsHeadphonesGo(_ pause: String) throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let agent = try sandbox.spawn([try Support.pwSessionPath(), "agent", "--verbose"])
+            defer { agent.terminate(signal: SIGTERM, timeout: 5) }
+            try sandbox.waitUntil(timeout: 15, "the agent to connect") {
+                guard agent.isRunning else { throw TestFailure("the agent exited: \(agent.logTail())") }
+                return Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                    Sandbox.props($0)["audio.session.control.mpris"] != nil
+                }
+            }
+            let recorder = try Recorder(sandbox: sandbox, sink: "speaker")
+            let fixture = Support.checkoutRoot + "/Tests/Fixtures/mpris-player.py"
+            let (player, node) = try sandbox.startPlayer(
+                ["/usr/bin/python3", fixture, "--name", "fixture", "--pause", pause, music], on: "headphones", timeout: 30,
+                streamOwner: { Support.firstChild(of: $0.pid) })
+            let child = Support.firstChild(of: player.pid)
+            defer {
+                player.terminate(signal: SIGKILL, timeout: 2)
+                if let child { kill(child, SIGKILL) }
+            }
+            try sandbox.waitUntil(timeout: 15, "the fixture player on the session bus, playing") {
+                let r = try sandbox.run(["playerctl", "--player=fixture", "status"], timeout: 10)
+                return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Playing"
+            }
+            try sandbox.removeDevice(named: "headphones")
+            try sandbox.waitUntil(timeout: 20, "the orphaned stream to be linked to the speaker") {
+                let d = try sandbox.dump()
+                guard let speaker = Graph.nodeID(d, named: "speaker") else { return false }
+                return Graph.links(d).contains { $0.output == node && $0.input == speaker }
+            }
+            try sandbox.waitForMoreRecording(recorder, seconds: 1.5)
+            let wav = try recorder.stop()
+            #expect(wav.nonZeroSampleCount == 0, "non-zero samples on the speaker: \(wav.nonZeroSampleCount)")
+            #expect(try !Self.nodeRunning(sandbox, node), "the stream must stay paused")
+            let calls = player.logTail(lines: 200).split(separator: "\n")
+            #expect(!calls.contains("Play"), "nobody may send Play after a route loss: \(calls)")
+        }
+
         /// The session D-Bus restarts: the bridge keeps running, and a player that joins the
         /// new bus is governed like the first (R15: paused by the call, playing after it).
         @Test func r15TheBridgeGovernsPlayersOnARestartedSessionBus() throws {

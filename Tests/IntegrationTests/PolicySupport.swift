@@ -63,15 +63,17 @@ extension Sandbox {
     }
 
     /// Starts `argv` and waits until its playback stream runs and is linked (active) to `sink`; returns its node id.
+    /// `streamOwner` names the process whose stream it is (the program's own, or a child it plays from).
     func startPlayer(_ argv: [String], environment: [String: String] = [:], on sink: String,
-                     timeout: TimeInterval = 15) throws -> (process: ChildProcess, node: Int) {
+                     timeout: TimeInterval = 15,
+                     streamOwner: (ChildProcess) -> Int32? = { $0.pid }) throws -> (process: ChildProcess, node: Int) {
         let p = try spawn(argv, environment: environment)
         var node: Int?
         do {
             try waitUntil(timeout: timeout, "\(argv[0]) playing on \(sink)") {
                 guard p.isRunning else { throw TestFailure("\(argv[0]) exited: \(p.logTail())") }
                 let d = try dump()
-                guard let n = Graph.streamNode(d, pid: p.pid), let id = n["id"] as? Int,
+                guard let owner = streamOwner(p), let n = Graph.streamNode(d, pid: owner), let id = n["id"] as? Int,
                       Sandbox.state(n) == "running", let sinkID = Graph.nodeID(d, named: sink) else { return false }
                 node = id
                 return Graph.links(d).contains { $0.output == id && $0.input == sinkID && $0.state == "active" }

@@ -63,6 +63,12 @@ enum Support {
     }
 
     /// True when no process with `pid` exists (kill(pid, 0) fails with ESRCH).
+    /// The first child of `pid` (a player that plays from a child process), from /proc.
+    static func firstChild(of pid: Int32) -> Int32? {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").first.flatMap { Int32($0) }
+    }
+
     static func processGone(_ pid: Int32) -> Bool {
         kill(pid, 0) == -1 && errno == ESRCH
     }
