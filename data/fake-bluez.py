@@ -8,12 +8,24 @@ It owns org.bluez and exposes what the plugin reads: the object manager at "/", 
 stream: a MediaTransport1 object, then SetConfiguration on the plugin's SBC source endpoint.
 Acquire hands over one end of a socket pair; the other end is read and thrown away.
 
+The headset also speaks Hands-Free (HFP 1.7, as the hands-free unit) when asked: like
+BlueZ, the fake hands the plugin's registered HFP audio gateway profile an RFCOMM channel
+(Profile1.NewConnection, with one end of a socket pair instead of a kernel RFCOMM socket)
+and, on the other end, sets up the service level connection as a headset does
+(AT+BRSF, AT+CIND=?, AT+CIND?, AT+CMER; no codec negotiation, so CVSD). The plugin then
+offers the headset-head-unit profile and makes its nodes when the profile is chosen. What
+the fake cannot reach: the SCO audio link. The plugin opens it with a kernel Bluetooth
+socket when an HFP node starts, which fails here, so an HFP node never carries sound.
+
 The headset is paired but not connected when the fake starts. Tests drive it through
 org.audiosession.FakeBluez on /org/bluez:
-  Disconnect(s how)  how = "device": Device1.Connected false, then the transport goes;
-                           "transport": the transport goes, the device stays connected;
+  Disconnect(s how)  how = "device": Device1.Connected false, then the transport and the
+                           hands-free link go;
+                           "transport": the A2DP transport goes, the device stays connected;
                            "gone": the headset's objects are removed (out of range).
   Connect()          connect the headset's A2DP stream (again).
+  ConnectHandsFree() connect the hands-free link too (after Connect).
+  HandsFreeState()   "" (none), "connecting" or "connected" (service level connection up).
 Run it with Debian's python3 (python3-dbus, python3-gi).
 """
 import socket
@@ -33,6 +45,7 @@ DEVICE = ADAPTER + "/dev_" + ADDRESS.replace(":", "_")
 A2DP_SOURCE = "0000110a-0000-1000-8000-00805f9b34fb"
 A2DP_SINK = "0000110b-0000-1000-8000-00805f9b34fb"
 AVRCP = "0000110e-0000-1000-8000-00805f9b34fb"
+HFP_AG = "0000111f-0000-1000-8000-00805f9b34fb"
 # SBC, 48 kHz joint stereo, 16 blocks, 8 subbands, loudness, bitpool 2..53.
 SBC_CONFIGURATION = dbus.Array([dbus.Byte(b) for b in (0x11, 0x15, 2, 53)], signature="y")
 
@@ -122,15 +135,19 @@ class Adapter(Object):
 
 
 class ProfileManager(dbus.service.Object):
-    """ProfileManager1 on /org/bluez (the plugin registers HSP/HFP profiles) and the tests' controls."""
+    """ProfileManager1 on /org/bluez (the plugin registers HSP/HFP profiles) and the tests' controls.
+    Listed by the object manager as BlueZ lists it: the plugin starts its HFP backend only then."""
 
     def __init__(self, bus, fake):
         super().__init__(bus, "/org/bluez")
+        self.path = "/org/bluez"
+        self.interfaces = {"org.bluez.ProfileManager1": {}}
         self.fake = fake
 
-    @dbus.service.method("org.bluez.ProfileManager1", in_signature="osa{sv}")
-    def RegisterProfile(self, profile, uuid, options):
-        log("RegisterProfile", profile, uuid)
+    @dbus.service.method("org.bluez.ProfileManager1", in_signature="osa{sv}", sender_keyword="sender")
+    def RegisterProfile(self, profile, uuid, options, sender=None):
+        log("RegisterProfile", sender, profile, uuid)
+        self.fake.profiles[str(uuid).lower()] = (sender, str(profile))
 
     @dbus.service.method("org.bluez.ProfileManager1", in_signature="o")
     def UnregisterProfile(self, profile):
@@ -143,6 +160,15 @@ class ProfileManager(dbus.service.Object):
     @dbus.service.method("org.audiosession.FakeBluez")
     def Connect(self):
         self.fake.connect_device()
+
+    @dbus.service.method("org.audiosession.FakeBluez")
+    def ConnectHandsFree(self):
+        self.fake.connect_hands_free()
+
+    @dbus.service.method("org.audiosession.FakeBluez", out_signature="s")
+    def HandsFreeState(self):
+        hf = self.fake.hands_free
+        return "" if hf is None else ("connected" if hf.established else "connecting")
 
     @dbus.service.method("org.audiosession.FakeBluez", out_signature="s")
     def TransportState(self):
@@ -239,6 +265,73 @@ class Transport(Object):
             self.peer = None
 
 
+class HandsFree:
+    """The headset's end of an HFP RFCOMM channel: it sets up the service level connection
+    with the plugin's audio gateway, one command at a time, each after the gateway's OK."""
+
+    COMMANDS = ["AT+BRSF=0", "AT+CIND=?", "AT+CIND?", "AT+CMER=3,0,0,1"]
+
+    def __init__(self, bus, sender, profile):
+        # SEQPACKET keeps each command one message: PipeWire 0.3.65 reads one per read().
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.step = 0
+        self.buffer = b""
+        self.established = False
+        self.sender, self.profile = sender, profile
+        GLib.io_add_watch(self.sock.fileno(), GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR, self.readable)
+        bus.get_object(sender, profile, introspect=False).NewConnection(
+            dbus.ObjectPath(DEVICE), dbus.types.UnixFd(theirs), dbus.Dictionary({}, signature="sv"),
+            dbus_interface="org.bluez.Profile1",
+            reply_handler=self.accepted, error_handler=lambda e: log("HFP NewConnection failed:", e))
+        theirs.close()
+
+    def accepted(self, *args):
+        log("HFP NewConnection answered")
+        self.send(self.COMMANDS[0])
+
+    def send(self, command):
+        if self.sock is not None:
+            log("HF >", command)
+            self.sock.send((command + "\r").encode())
+
+    def readable(self, fd, condition):
+        if self.sock is None:
+            return False
+        if condition & (GLib.IO_HUP | GLib.IO_ERR):
+            log("HFP link closed by the gateway")
+            self.close()
+            return False
+        try:
+            data = self.sock.recv(1024)
+        except OSError:
+            return True
+        if not data:
+            self.close()
+            return False
+        self.buffer += data
+        if self.step < len(self.COMMANDS) and (b"OK" in self.buffer or b"ERROR" in self.buffer):
+            log("AG <", self.buffer.decode(errors="replace").strip().replace("\r\n", " | "))
+            self.buffer = b""
+            self.step += 1
+            if self.step < len(self.COMMANDS):
+                self.send(self.COMMANDS[self.step])
+            else:
+                self.established = True
+                log("HFP service level connection established")
+        elif self.step >= len(self.COMMANDS):
+            self.buffer = b""
+        return True
+
+    def close(self, bus=None):
+        if bus is not None and self.sock is not None:
+            bus.get_object(self.sender, self.profile, introspect=False).RequestDisconnection(
+                dbus.ObjectPath(DEVICE), dbus_interface="org.bluez.Profile1",
+                reply_handler=lambda *a: None, error_handler=lambda e: log("RequestDisconnection failed:", e))
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
 class Fake:
     def __init__(self, bus):
         self.bus = bus
@@ -252,9 +345,11 @@ class Fake:
         self.wanted = False
         self.endpoints = {}
         self.serial = 0
+        self.profiles = {}
+        self.hands_free = None
 
     def objects(self):
-        return [o for o in (self.adapter, self.device, self.sep, self.transport) if o is not None]
+        return [o for o in (self.manager, self.adapter, self.device, self.sep, self.transport) if o is not None]
 
     def read_endpoints(self):
         sender, path = self.application
@@ -310,6 +405,21 @@ class Fake:
             reply_handler=lambda *a: log("SetConfiguration answered"),
             error_handler=lambda e: log("SetConfiguration failed:", e))
 
+    def connect_hands_free(self):
+        if self.hands_free is not None:
+            return
+        profile = self.profiles.get(HFP_AG)
+        if profile is None:
+            raise dbus.exceptions.DBusException("the plugin registered no HFP audio gateway profile")
+        if self.device is None or not self.device.interfaces["org.bluez.Device1"]["Connected"]:
+            raise dbus.exceptions.DBusException("the headset is not connected (Connect first)")
+        self.hands_free = HandsFree(self.bus, *profile)
+
+    def drop_hands_free(self):
+        hf, self.hands_free = self.hands_free, None
+        if hf is not None:
+            hf.close(self.bus)
+
     def configure(self, sender, endpoint_path, configuration):
         """The plugin chose a configuration through the remote end point: a new transport."""
         self.remove_transport()
@@ -345,10 +455,12 @@ class Fake:
         if how == "device":
             self.device.update("org.bluez.Device1", {"Connected": False, "ServicesResolved": False})
             self.remove_transport()
+            self.drop_hands_free()
         elif how == "transport":
             self.remove_transport()
         elif how == "gone":
             self.remove_transport()
+            self.drop_hands_free()
             if self.sep is not None:
                 self.root.InterfacesRemoved(self.sep.path, dbus.Array(["org.bluez.MediaEndpoint1"], signature="s"))
                 self.sep.remove_from_connection()

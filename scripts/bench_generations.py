@@ -174,7 +174,7 @@ def readme_lines(res):
     out = []
     for suffix, label in (("-pw1.4", "PipeWire 1.4 + WirePlumber 0.5.8"), ("-pw1.6", "PipeWire 1.6 + WirePlumber 0.5.18")):
         mod, base = by_name.get("module" + suffix), by_name.get("baseline" + suffix)
-        if not mod or mod.get("sandboxError"):
+        if not mod or mod.get("sandboxError") or not (mod.get("headphoneLoss") or mod.get("duck")):
             continue
         out.append(f"- On {label}: headphone loss {headphone_cell(mod)}"
                    + (f" (stock: {headphone_cell(base)})" if base else "")
