@@ -228,6 +228,8 @@ struct device_entry {
 	struct as_route_reader routes;
 	struct as_route_set last_routes;
 	bool have_routes;
+	char profile[AS_ROUTE_NAME_MAX];	/**< the active profile last told to the core */
+	bool told_profile;
 };
 
 struct client_entry {
@@ -936,6 +938,14 @@ static void device_routes_ready(void *data, const struct as_route_set *set)
 	d->last_routes = *set;
 	d->have_routes = true;
 	device_report_routes(d->impl, d, NULL);
+	/* The active profile, when it changed: a Bluetooth headset's switch or loss. A device
+	 * that answers none has none (PipeWire 1.6's Bluetooth device with its profile off). */
+	if (!d->told_profile || !spa_streq(d->profile, set->has_profile ? set->profile : "")) {
+		spa_scnprintf(d->profile, sizeof(d->profile), "%s", set->has_profile ? set->profile : "");
+		d->told_profile = true;
+		pw_log_info("device %u: profile %s", d->id, d->profile[0] ? d->profile : "(none)");
+		as_core_device_profile(d->impl->core, d->id, d->profile);
+	}
 }
 
 static void device_info_changed(void *data, const struct pw_device_info *info)
@@ -955,7 +965,16 @@ static void device_forget(struct device_entry *d)
 
 static void device_destroy(void *data)
 {
-	device_forget(data);
+	struct device_entry *d = data;
+	struct impl *impl = d->impl;
+	uint32_t id = d->id;
+	bool told = d->told_profile;
+
+	device_forget(d);
+	if (told) {
+		pw_log_info("device %u: removed", id);
+		as_core_device_removed(impl->core, id);
+	}
 }
 
 static const struct pw_impl_device_events device_events = {

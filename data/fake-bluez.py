@@ -22,7 +22,8 @@ org.audiosession.FakeBluez on /org/bluez:
   Disconnect(s how)  how = "device": Device1.Connected false, then the transport and the
                            hands-free link go;
                            "transport": the A2DP transport goes, the device stays connected;
-                           "gone": the headset's objects are removed (out of range).
+                           "gone": as "device", then the headset's objects are removed
+                           (out of range, or removed from the adapter).
   Connect()          connect the headset's A2DP stream (again).
   ConnectHandsFree() connect the hands-free link too (after Connect).
   HandsFreeState()   "" (none), "connecting" or "connected" (service level connection up).
@@ -153,9 +154,13 @@ class ProfileManager(dbus.service.Object):
     def UnregisterProfile(self, profile):
         pass
 
-    @dbus.service.method("org.audiosession.FakeBluez", in_signature="s")
-    def Disconnect(self, how):
-        self.fake.disconnect(str(how))
+    @dbus.service.method("org.audiosession.FakeBluez", in_signature="s", async_callbacks=("reply", "error"))
+    def Disconnect(self, how, reply, error):
+        # Answered once the disconnection is complete ("gone": once the objects are removed).
+        try:
+            self.fake.disconnect(str(how), reply)
+        except dbus.exceptions.DBusException as e:
+            error(e)
 
     @dbus.service.method("org.audiosession.FakeBluez")
     def Connect(self):
@@ -224,22 +229,26 @@ class Transport(Object):
         })
         self.fake = fake
         self.peer = None
+        self.watch = None
 
     def hand_over(self):
+        self.close()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.peer = ours
-        GLib.io_add_watch(ours.fileno(), GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR, self.drain)
+        self.watch = GLib.io_add_watch(ours.fileno(), GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR | GLib.IO_NVAL, self.drain)
         self.update("org.bluez.MediaTransport1", {"State": "active"})
         fd = dbus.types.UnixFd(theirs)
         theirs.close()
         return fd
 
     def drain(self, fd, condition):
-        if condition & (GLib.IO_HUP | GLib.IO_ERR):
+        if self.peer is None or condition & (GLib.IO_HUP | GLib.IO_ERR | GLib.IO_NVAL):
+            self.watch = None
             return False
         try:
             self.peer.recv(4096)
         except OSError:
+            self.watch = None
             return False
         return True
 
@@ -260,6 +269,11 @@ class Transport(Object):
         self.update("org.bluez.MediaTransport1", {"State": "idle"})
 
     def close(self):
+        # The watch goes before the socket: a watch left on a closed descriptor makes the
+        # main loop spin on POLLNVAL and answer the plugin late.
+        if self.watch is not None:
+            GLib.source_remove(self.watch)
+            self.watch = None
         if self.peer is not None:
             self.peer.close()
             self.peer = None
@@ -278,7 +292,8 @@ class HandsFree:
         self.buffer = b""
         self.established = False
         self.sender, self.profile = sender, profile
-        GLib.io_add_watch(self.sock.fileno(), GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR, self.readable)
+        self.watch = GLib.io_add_watch(self.sock.fileno(), GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR | GLib.IO_NVAL,
+                                       self.readable)
         bus.get_object(sender, profile, introspect=False).NewConnection(
             dbus.ObjectPath(DEVICE), dbus.types.UnixFd(theirs), dbus.Dictionary({}, signature="sv"),
             dbus_interface="org.bluez.Profile1",
@@ -296,9 +311,11 @@ class HandsFree:
 
     def readable(self, fd, condition):
         if self.sock is None:
+            self.watch = None
             return False
-        if condition & (GLib.IO_HUP | GLib.IO_ERR):
+        if condition & (GLib.IO_HUP | GLib.IO_ERR | GLib.IO_NVAL):
             log("HFP link closed by the gateway")
+            self.watch = None
             self.close()
             return False
         try:
@@ -306,6 +323,7 @@ class HandsFree:
         except OSError:
             return True
         if not data:
+            self.watch = None
             self.close()
             return False
         self.buffer += data
@@ -327,6 +345,9 @@ class HandsFree:
             bus.get_object(self.sender, self.profile, introspect=False).RequestDisconnection(
                 dbus.ObjectPath(DEVICE), dbus_interface="org.bluez.Profile1",
                 reply_handler=lambda *a: None, error_handler=lambda e: log("RequestDisconnection failed:", e))
+        if self.watch is not None:
+            GLib.source_remove(self.watch)
+            self.watch = None
         if self.sock is not None:
             self.sock.close()
             self.sock = None
@@ -449,7 +470,18 @@ class Fake:
                 reply_handler=lambda *a: None, error_handler=lambda e: log("ClearConfiguration failed:", e))
         t.remove_from_connection()
 
-    def disconnect(self, how):
+    def remove_device_objects(self):
+        """The headset's objects go (BlueZ forgot it, or it was removed)."""
+        if self.sep is not None:
+            self.root.InterfacesRemoved(self.sep.path, dbus.Array(["org.bluez.MediaEndpoint1"], signature="s"))
+            self.sep.remove_from_connection()
+            self.sep = None
+        if self.device is not None:
+            self.root.InterfacesRemoved(DEVICE, dbus.Array(["org.bluez.Device1"], signature="s"))
+            self.device.remove_from_connection()
+            self.device = None
+
+    def disconnect(self, how, done=lambda: None):
         log("Disconnect", how)
         self.wanted = False
         if how == "device":
@@ -459,18 +491,26 @@ class Fake:
         elif how == "transport":
             self.remove_transport()
         elif how == "gone":
-            self.remove_transport()
-            self.drop_hands_free()
-            if self.sep is not None:
-                self.root.InterfacesRemoved(self.sep.path, dbus.Array(["org.bluez.MediaEndpoint1"], signature="s"))
-                self.sep.remove_from_connection()
-                self.sep = None
+            # As BlueZ does: the link drops (Connected false, the transport goes), and the
+            # device's objects go a second later (BlueZ forgets a device it no longer sees
+            # after a while). Removed at once with the transport, PipeWire 1.6.9's plugin
+            # crashed WirePlumber in 3 of 5 runs (a use after free in libspa-bluez5), which
+            # real BlueZ's order does not provoke.
             if self.device is not None:
-                self.root.InterfacesRemoved(DEVICE, dbus.Array(["org.bluez.Device1"], signature="s"))
-                self.device.remove_from_connection()
-                self.device = None
+                self.device.update("org.bluez.Device1", {"Connected": False, "ServicesResolved": False})
+            self.drop_hands_free()
+            self.remove_transport()
+
+            def forget():
+                self.remove_device_objects()
+                done()
+                return False
+
+            GLib.timeout_add(1000, forget)
+            return
         else:
             raise dbus.exceptions.DBusException("unknown way to disconnect: " + how)
+        done()
 
 
 def main():

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <spa/param/param.h>
+#include <spa/param/profile.h>
 #include <spa/param/route.h>
 #include <spa/pod/iter.h>
 #include <spa/pod/parser.h>
@@ -17,6 +18,7 @@
 #define SEQ_ALL		0x1a5e0001
 #define SEQ_ACTIVE	0x1a5e0002
 #define SEQ_SYNC	0x1a5e0003
+#define SEQ_PROFILE	0x1a5e0004
 
 /** The port type from a route's info struct (n, then n key/value strings, as ACP writes it). */
 static void parse_port_type(const struct spa_pod *info, char *out, size_t size)
@@ -77,7 +79,17 @@ static void on_result(void *data, int seq, int res, uint32_t type, const void *r
 	if (type == SPA_RESULT_TYPE_DEVICE_PARAMS && result != NULL) {
 		const struct spa_result_device_params *p = result;
 		struct as_route route;
+		const char *name = NULL;
 
+		if (seq == r->seq_profile && p->id == SPA_PARAM_Profile) {
+			if (p->param != NULL && spa_pod_is_object_type(p->param, SPA_TYPE_OBJECT_ParamProfile) &&
+			    spa_pod_parse_object(p->param, SPA_TYPE_OBJECT_ParamProfile, NULL,
+					SPA_PARAM_PROFILE_name, SPA_POD_String(&name)) >= 0 && name != NULL) {
+				spa_scnprintf(set->profile, sizeof(set->profile), "%s", name);
+				set->has_profile = true;
+			}
+			return;
+		}
 		if (!parse_route(p->param, &route))
 			return;
 		if (seq == r->seq_all && p->id == SPA_PARAM_EnumRoute && set->n_all < AS_MAX_ROUTES)
@@ -134,6 +146,10 @@ void as_route_reader_read(struct as_route_reader *r)
 	res = spa_device_enum_params(r->device, SEQ_ACTIVE, SPA_PARAM_Route, 0, UINT32_MAX, NULL);
 	if (SPA_RESULT_IS_ASYNC(res))
 		r->seq_active = res;
+	r->seq_profile = SEQ_PROFILE;
+	res = spa_device_enum_params(r->device, SEQ_PROFILE, SPA_PARAM_Profile, 0, 1, NULL);
+	if (SPA_RESULT_IS_ASYNC(res))
+		r->seq_profile = res;
 	if (!r->pending || !r->hooked)
 		return;
 	r->seq_sync = SEQ_SYNC;

@@ -14,7 +14,8 @@
  * Route: the port active on each profile device), the way a jack unplug shows
  * itself: the sink node stays, its port becomes unavailable and the device
  * switches routes (WirePlumber 0.4.13 switches them itself, after the
- * availability change).
+ * availability change). The same read takes the active profile (Profile): a
+ * Bluetooth headset whose sink went either switched profile or turned "off".
  *
  * A device in the daemon is either local (a SPA plugin: its answers arrive
  * during the call) or exported by a client (WirePlumber's ALSA cards, test
@@ -40,6 +41,8 @@ struct as_route_set {
 	uint32_t n_all;
 	struct as_route active[AS_MAX_ROUTES];	/**< Route */
 	uint32_t n_active;
+	bool has_profile;			/**< Profile answered */
+	char profile[AS_ROUTE_NAME_MAX];	/**< the active profile's name */
 };
 
 struct as_route_reader {
@@ -47,7 +50,7 @@ struct as_route_reader {
 	struct spa_hook hook;
 	bool hooked;
 	bool pending;
-	int seq_all, seq_active, seq_sync;
+	int seq_all, seq_active, seq_profile, seq_sync;
 	struct as_route_set collecting;
 	void (*ready) (void *data, const struct as_route_set *set);
 	void *data;

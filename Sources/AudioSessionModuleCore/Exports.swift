@@ -211,6 +211,17 @@ public func as_core_endpoint_routes(_ p: OpaquePointer?, _ id: UInt32, _ facts: 
     core.handle(.endpointRoutesRead(NodeID(id), reading))
 }
 
+@_cdecl("as_core_device_profile")
+public func as_core_device_profile(_ p: OpaquePointer?, _ id: UInt32, _ name: UnsafePointer<CChar>?) {
+    guard let core = core(p), let name else { return }
+    core.handle(.deviceProfileRead(DeviceID(id), DeviceProfile(pipeWireName: string(name))))
+}
+
+@_cdecl("as_core_device_removed")
+public func as_core_device_removed(_ p: OpaquePointer?, _ id: UInt32) {
+    core(p)?.handle(.deviceRemoved(DeviceID(id)))
+}
+
 @_cdecl("as_core_undo_pauses")
 public func as_core_undo_pauses(_ p: OpaquePointer?) {
     core(p)?.unload()

@@ -29,7 +29,10 @@ public final class ModuleCore {
         self.owner = owner
         var configuration = configuration
         // Nothing may be held for a grace period that no timer would end.
-        if !(effects.version >= 3 && effects.schedule_timer != nil) { configuration.resumeGraceMilliseconds = 0 }
+        if !(effects.version >= 3 && effects.schedule_timer != nil) {
+            configuration.resumeGraceMilliseconds = 0
+            configuration.profileSwitchMilliseconds = 0
+        }
         // Without the fade effect there is no fade: nothing would report its silence.
         if !(effects.version >= 4 && effects.fade != nil) {
             configuration.fadeOutMilliseconds = 0

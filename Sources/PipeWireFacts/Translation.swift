@@ -18,6 +18,7 @@ public enum PipeWireKey {
     public static let captureSink = "stream.capture.sink"
     public static let monitor = "stream.monitor"
     public static let processID = "application.process.id"
+    public static let deviceID = "device.id"
 }
 
 public enum Translation {
@@ -107,7 +108,8 @@ extension EndpointFacts {
         port.uid = Translation.cut(port.uid)
         self.init(port: port, portTypeFixedByDevice: Port.deviceFixesPortType(props),
                   formFactor: Translation.value(props, PipeWireKey.formFactor).map(FormFactor.init(rawValue:)),
-                  linkGroup: Translation.nonEmpty(props, PipeWireKey.linkGroup).map(LinkGroup.init(rawValue:)))
+                  linkGroup: Translation.nonEmpty(props, PipeWireKey.linkGroup).map(LinkGroup.init(rawValue:)),
+                  device: props[PipeWireKey.deviceID].flatMap { UInt32($0) }.map(DeviceID.init))
     }
 }
 
@@ -127,6 +129,15 @@ extension RouteReading {
     /// The most unavailable route names read from one reading (the module sends at most two
     /// per route it read, and reads at most 32 of each kind).
     public static let maximumUnavailable = 256
+}
+
+extension DeviceProfile {
+    /// A device's active profile by its name (`SPA_PARAM_PROFILE_name`), cut; `off` is the
+    /// profile without sinks or sources, on every device PipeWire makes, and a device that
+    /// answers no active profile (empty name) has none either.
+    public init(pipeWireName name: String) {
+        self.init(name: Translation.cut(name), isOff: name == "off" || name.isEmpty)
+    }
 }
 
 /// Events built from PipeWire property sets: what the module reports, translated.

@@ -138,21 +138,30 @@ public final class Recorder: @unchecked Sendable {
         self.sandbox = sandbox
         self.sinkName = sinkName
         self.path = path ?? sandbox.directory + "/tmp/record-\(sinkName)-\(UInt32.random(in: 0...UInt32.max)).wav"
-        // WirePlumber 0.5's role-based policy moves a recorder (pw-record's default role is
-        // Music) onto a role loopback unless it must not be moved.
-        let dontMove = sandbox.options.roleLoopbacks ? " node.dont-move=true" : ""
+        // Kept on that sink: WirePlumber 0.4 makes a recorder whose target is the default sink
+        // follow the default (a Bluetooth headset back in A2DP, headphones plugged back in would
+        // take it), and WirePlumber 0.5's role-based policy moves it onto a role loopback
+        // (pw-record's default role is Music). Should the sink go, the recording ends there.
         process = try sandbox.spawn([
             "pw-record", "--target", sinkName,
-            "-P", "{ stream.capture.sink=true node.name=sandbox-recorder-\(sinkName)\(dontMove) }",
+            "-P", "{ stream.capture.sink=true node.name=sandbox-recorder-\(sinkName) node.dont-move=true node.dont-reconnect=true }",
             "--format", "s16", "--rate", "48000", "--channels", "2", self.path,
         ])
+        let sink = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Node")
+            .first { Sandbox.props($0)["node.name"] as? String == sinkName }
+        let sinkID = sink?["id"] as? Int
         do {
             try sandbox.waitUntil(timeout: timeout, poll: 0.05, "pw-record on \(sinkName) to run") {
                 guard self.process.isRunning else {
                     throw SandboxError.daemonExited(name: "pw-record", status: self.process.exitStatus ?? -1,
                                                     log: self.process.logTail())
                 }
-                return try sandbox.nodes(ofProcess: self.process.pid).contains { Sandbox.state($0) == "running" }
+                let mine = try sandbox.nodes(ofProcess: self.process.pid)
+                guard mine.contains(where: { Sandbox.state($0) == "running" }) else { return false }
+                // Fed by that sink, not by another one WirePlumber chose first.
+                guard let sinkID else { return true }
+                let ids = Set(mine.compactMap { $0["id"] as? Int })
+                return Graph.links(try sandbox.dump()).contains { $0.output == sinkID && ids.contains($0.input) }
             }
         } catch {
             process.terminate(signal: SIGKILL, timeout: 2)

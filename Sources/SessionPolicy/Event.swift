@@ -40,6 +40,11 @@ public enum Event: Sendable, Equatable {
     /// a port): the policy decides whether its port was lost (R30), chosen (R33) or is back
     /// (R32). Also before `endpointAdded`, when the routes were read before the node existed.
     case endpointRoutesRead(NodeID, RouteReading)
+    /// The device's active profile was read (whenever its params change). For a Bluetooth
+    /// headset whose sink just went, it tells a profile switch from a loss (R35).
+    case deviceProfileRead(DeviceID, DeviceProfile)
+    /// The device is gone (a Bluetooth headset disconnected or out of range).
+    case deviceRemoved(DeviceID)
     /// The source's mute (user or mic-mute key) changed (R19).
     case endpointMuteChanged(NodeID, muted: Bool)
     /// A link from an output node to an input node (stream -> sink, source -> capture stream).

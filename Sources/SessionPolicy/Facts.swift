@@ -98,12 +98,29 @@ public struct EndpointFacts: Sendable, Equatable {
     public var formFactor: FormFactor?
     /// The group of nodes that belong together (a loopback's sink and its stream).
     public var linkGroup: LinkGroup?
+    /// The device it belongs to (`device.id`): a Bluetooth headset's sinks of one profile
+    /// and of the next share it.
+    public var device: DeviceID?
 
-    public init(port: Port, portTypeFixedByDevice: Bool = false, formFactor: FormFactor? = nil, linkGroup: LinkGroup? = nil) {
+    public init(port: Port, portTypeFixedByDevice: Bool = false, formFactor: FormFactor? = nil, linkGroup: LinkGroup? = nil,
+                device: DeviceID? = nil) {
         self.port = port
         self.portTypeFixedByDevice = portTypeFixedByDevice
         self.formFactor = formFactor
         self.linkGroup = linkGroup
+        self.device = device
+    }
+}
+
+/// A device's active profile (`SPA_PARAM_Profile`) as last read: a Bluetooth headset's
+/// `a2dp-sink`, `headset-head-unit`, … or `off` (no sink and no source: the headset's
+/// audio link is gone).
+public struct DeviceProfile: Sendable, Equatable {
+    public var name: String
+    public var isOff: Bool
+    public init(name: String, isOff: Bool) {
+        self.name = name
+        self.isOff = isOff
     }
 }
 

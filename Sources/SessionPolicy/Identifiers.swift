@@ -27,6 +27,16 @@ public struct LinkID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var description: String { "link \(raw)" }
 }
 
+/// A PipeWire device (`pw_impl_device`): a sound card or a Bluetooth headset, the owner
+/// of sinks and sources (their `device.id`).
+public struct DeviceID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var raw: UInt32
+    public init(_ raw: UInt32) { self.raw = raw }
+    public static func < (a: DeviceID, b: DeviceID) -> Bool { a.raw < b.raw }
+    public func _rawHashValue(seed: Int) -> Int { IDHash.mix(UInt64(raw), seed: seed) }
+    public var description: String { "device \(raw)" }
+}
+
 /// The thing `AVAudioSession.sharedInstance()` is for one program.
 ///
 /// A session is a client that declared (its client properties or one of its

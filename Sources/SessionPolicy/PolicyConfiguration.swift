@@ -100,6 +100,10 @@ public struct PolicyConfiguration: Sendable, Equatable {
     /// it (a speech synthesizer opens a stream per phrase), the interruption and the duck
     /// simply go on. 0 (the core's default) ends them at once; the module sets 200 ms.
     public var resumeGraceMilliseconds: UInt32 = 0
+    /// R35: how long a Bluetooth headset whose sink went, while the headset stayed, has to
+    /// show a sink of its new profile before the policy takes it for a loss (its profile
+    /// turning off or the headset going decides at once).
+    public var profileSwitchMilliseconds: UInt32 = 3000
     /// `media.role` -> rule (§1). Lookup is exact first, then case-insensitive.
     public var roleTable: [String: RoleRule] = RoleRule.defaultTable
     /// Port types that are private outputs (§8).

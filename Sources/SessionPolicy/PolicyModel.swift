@@ -22,12 +22,17 @@ public struct PolicyModel: Sendable, Equatable {
     /// The switches each client last asked for, granted or not: an unchanged request is
     /// not asked again.
     public internal(set) var switchRequests: [ClientID: SwitchRequest] = [:]
+    /// Each device's active profile, as last read (devices whose profile was read).
+    public internal(set) var devices: [DeviceID: DeviceProfile] = [:]
 
     // The policy's own records.
     /// Each session's activity, interruption and what it was told.
     public internal(set) var marks: [SessionID: SessionMarks] = [:]
     /// Interruptions and ducks whose cause went, held for the grace period (R7).
     var held: [UInt64: HeldEnd] = [:]
+    /// Bluetooth headsets whose sink went while the device stayed: a profile switch until
+    /// shown to be a loss (R35).
+    public internal(set) var profileSwitches: [DeviceID: ProfileSwitch] = [:]
     var lastTimerToken: UInt64 = 0
     /// What was last published (so only changes are published).
     var published: [SessionID: SessionSnapshot] = [:]

@@ -288,6 +288,20 @@ struct PolicyState: PolicyReading {
         return model.lastTimerToken
     }
 
+    /// A new timer token (grace periods and profile-switch windows share the sequence).
+    mutating func newTimerToken() -> UInt64 {
+        model.lastTimerToken &+= 1
+        return model.lastTimerToken
+    }
+
+    mutating func setDevice(_ d: DeviceID, _ profile: DeviceProfile?) {
+        model.devices[d] = profile
+    }
+
+    mutating func setProfileSwitch(_ d: DeviceID, _ s: ProfileSwitch?) {
+        model.profileSwitches[d] = s
+    }
+
     /// What `token` held, no longer held.
     mutating func takeHeld(_ token: UInt64) -> HeldEnd? {
         model.held.removeValue(forKey: token)

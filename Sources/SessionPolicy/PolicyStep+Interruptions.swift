@@ -38,7 +38,8 @@ extension PolicyStep {
     /// Its playing output streams fade out first (R42); `began` then waits for their silence.
     mutating func interrupt(_ v: SessionID, cause: InterruptionCause, reason: InterruptionReason) {
         guard var m = model.marks[v], m.interruption == nil else { return }  // R13: never a second began
-        let wasPlaying = hasRunningStream(v)
+        // A stream held through its headset's profile switch that will play again plays (R35).
+        let wasPlaying = hasRunningStream(v) || anyStream(of: v) { $0.switchHold?.resume == true }
         pauseRunningStreams(v, fading: true)
         m.active = false
         state.setMarks(v, m)
@@ -186,7 +187,8 @@ extension PolicyStep {
     }
 
     /// Resumes every stream of the session that the policy paused. Gains are
-    /// refreshed first, so the first resumed block is already at the right level.
+    /// refreshed first, so the first resumed block is already at the right level. A stream
+    /// held through its headset's profile switch (R35) plays once the switch settles.
     mutating func resumePausedStreams(_ s: SessionID) {
         var any = false
         for n in streamsOf(s) where model.streams[n]?.pausedByPolicy == true { any = true }
@@ -194,6 +196,10 @@ extension PolicyStep {
         refreshGains(s)
         for n in streamsOf(s) {
             guard var st = model.streams[n], st.pausedByPolicy else { continue }
+            if st.switchHold != nil {
+                state.updateStream(n) { $0.switchHold?.resume = true }
+                continue
+            }
             st.pausedByPolicy = false
             // Running already when the module has not yet reported the pause: nothing to confirm.
             st.resumedByPolicy = !st.running

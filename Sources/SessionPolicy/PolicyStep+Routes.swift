@@ -134,7 +134,8 @@ extension PolicyStep {
         if model.earlyRoutes[e] != nil { state.setEarlyRoute(e, nil) }
         state.setEndpoint(e, EndpointInfo(kind: kind, facts: facts, route: route))
         adoptRelays(ofSink: e)
-        deviceArrived(e)
+        // A headset's sink of its next profile is no new device (R35).
+        if !profileSwitchSinkAppeared(e) { deviceArrived(e) }
     }
 
     mutating func endpointChanged(_ e: NodeID, _ facts: EndpointFacts) {
@@ -146,8 +147,11 @@ extension PolicyStep {
 
     mutating func endpointRemoved(_ e: NodeID) {
         state.setEarlyRoute(e, nil)
-        guard model.endpoints[e] != nil else { return }
-        if isPrivateOutput(e) { privateOutputLost(e) }
+        guard let ep = model.endpoints[e] else { return }
+        if isPrivateOutput(e) {
+            // A Bluetooth headset that stays may be switching profile (R35): held, not lost.
+            if let d = switchingDevice(ep) { holdForProfileSwitch(e, device: d) } else { privateOutputLost(e) }
+        }
         for s in sessionsLinked(to: e) { touched.insert(s) }
         for l in (index.linksOfNode[e] ?? []).sorted() { removeLink(l) }
         state.setEndpoint(e, nil)
@@ -183,17 +187,9 @@ extension PolicyStep {
     /// `interruptionBegan(.routeDisconnected)`. A stream the user moved elsewhere is not affected (R33).
     mutating func privateOutputLost(_ e: NodeID) {
         guard let uid = model.endpoints[e]?.port.uid else { return }
-        var affected: Set<NodeID> = []
-        // Streams playing into it, or into a virtual sink (a loopback) whose relay plays into it.
-        for n in streamsLinked(to: e) {
-            // A stream still fading out for an interruption is playing too (R42).
-            guard let st = model.streams[n], st.direction == .output, st.runs || st.fade == .fadingOut else { continue }
-            if let chosen = st.userChosenEndpoint, chosen != e, !reaches(chosen, e) { continue }
-            guard let s = sessionOf(n), let t = traits(s), !t.unmanaged else { continue }
-            affected.insert(n)
-        }
-        guard !affected.isEmpty else { return }
-        let nodes = affected.sorted()
+        // A stream still fading out for an interruption is playing too (R42).
+        let nodes = streamsPlaying(into: e) { $0.runs || $0.fade == .fadingOut }
+        guard !nodes.isEmpty else { return }
         let sessions = Set(nodes.compactMap { sessionOf($0) }).sorted()
         var previous: [SessionID: Route] = [:]
         for s in sessions { previous[s] = route(s) }
@@ -202,22 +198,43 @@ extension PolicyStep {
             state.updateStream(n) { $0.lostOutput = uid }
         }
         for s in sessions {
-            guard let t = traits(s) else { continue }
-            touched.insert(s)
-            notify(s, .routeChange(reason: .oldDeviceUnavailable, previous: previous[s] ?? Route(), current: route(s, excluding: e)))
-            let wasActive = isActive(s)
-            if t.prefersRouteInterrupt, model.marks[s]?.interruption == nil {
-                state.updateMarks(s) { $0.active = false }
-                updateMembership(s)
-                beginInterruption(s, cause: .routeDisconnected, reason: .routeDisconnected, wasPlaying: true)
-            } else if t.isLegacy, wasActive {
-                // A legacy stream stays paused until its program resumes it (R31).
-                state.updateMarks(s) { $0.active = false }
-                updateMembership(s)
-            }
-            if wasActive && !isActive(s) {
-                endInterruptions(causedBy: .session(s), resumable: false)
-            }
+            sessionLostOutput(s, previous: previous[s] ?? Route(), current: route(s, excluding: e))
+        }
+    }
+
+    /// The managed output streams that play into `e` (or into a virtual sink, a loopback, whose
+    /// relay plays into it) and are `selected`, in node order. A stream the user placed
+    /// elsewhere is not among them (R33).
+    func streamsPlaying(into e: NodeID, _ selected: (StreamInfo) -> Bool) -> [NodeID] {
+        var found: [NodeID] = []
+        for n in streamsLinked(to: e) {
+            guard let st = model.streams[n], st.direction == .output, selected(st) else { continue }
+            if let chosen = st.userChosenEndpoint, chosen != e, !reaches(chosen, e) { continue }
+            guard let s = sessionOf(n), let t = traits(s), !t.unmanaged else { continue }
+            found.append(n)
+        }
+        return found.sorted()
+    }
+
+    /// R31 for one session whose streams a lost private output paused: `routeChange
+    /// (oldDeviceUnavailable)` and, where preferred, `interruptionBegan(routeDisconnected)`;
+    /// a legacy session stays paused until its program resumes it.
+    mutating func sessionLostOutput(_ s: SessionID, previous: Route, current: Route) {
+        guard let t = traits(s) else { return }
+        touched.insert(s)
+        notify(s, .routeChange(reason: .oldDeviceUnavailable, previous: previous, current: current))
+        let wasActive = isActive(s)
+        if t.prefersRouteInterrupt, model.marks[s]?.interruption == nil {
+            state.updateMarks(s) { $0.active = false }
+            updateMembership(s)
+            beginInterruption(s, cause: .routeDisconnected, reason: .routeDisconnected, wasPlaying: true)
+        } else if t.isLegacy, wasActive {
+            // A legacy stream stays paused until its program resumes it (R31).
+            state.updateMarks(s) { $0.active = false }
+            updateMembership(s)
+        }
+        if wasActive && !isActive(s) {
+            endInterruptions(causedBy: .session(s), resumable: false)
         }
     }
 
@@ -247,6 +264,7 @@ extension PolicyStep {
         if model.links[l] != nil { removeLink(l) }
         state.setLink(l, LinkInfo(output: output, input: input))
         if model.relays[output] != nil { touchStreams(behindRelay: output) }
+        if model.streams[output]?.switchHold != nil { settleProfileSwitch(output, linkedTo: input) }
         if let s = sessionOf(output) { touched.insert(s); reportCategoryRouteChange(s) }
         if let s = sessionOf(input) { touched.insert(s); reportCategoryRouteChange(s) }
     }

@@ -188,6 +188,8 @@ extension PolicyStep {
     mutating func streamActivatedByOwner(_ n: NodeID) {
         guard let st = model.streams[n], st.pausedByPolicy || st.pauseReleased else { return }
         state.updateStream(n) { $0.pauseReleased = false }
+        // Its program starts it: it no longer waits for its headset's switch (R35).
+        endSwitchHold(n)
         streamActivationRequested(n)
     }
 
@@ -241,7 +243,9 @@ extension PolicyStep {
     /// the program's own start is an activation that is arbitrated again (R16). The
     /// interruption keeps `wasPlaying`: the pause was the policy's request, not the user's.
     mutating func streamReleasedToProgram(_ n: NodeID) {
-        guard var st = model.streams[n], st.pausedByPolicy, let s = sessionOf(n) else { return }
+        guard model.streams[n]?.pausedByPolicy == true else { return }
+        endSwitchHold(n)
+        guard var st = model.streams[n], let s = sessionOf(n) else { return }
         st.pausedByPolicy = false
         // The module's pause still holds the node until the policy pauses or resumes it.
         st.pauseReleased = true
@@ -265,6 +269,7 @@ extension PolicyStep {
         }
         guard let st = model.streams[n], let s = sessionOf(n) else { return }
         let legacyTraits = traitsAsTheEventFound(s)
+        endSwitchHold(n)
         for l in (index.linksOfNode[n] ?? []).sorted() { removeLink(l) }
         if case .stream = s {
             removeSession(s, notifyOthers: legacyTraits?.transient ?? false, resetGains: false)

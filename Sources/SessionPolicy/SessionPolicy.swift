@@ -121,7 +121,10 @@ public struct SessionPolicy: Sendable {
             // Nothing is decided after this: no membership, gains or publishing.
             step.moduleUnloading()
             finishes = false
-        case .timerFired(let token): step.heldEndExpired(token)
+        case .deviceProfileRead(let d, let profile): step.deviceProfileRead(d, profile)
+        case .deviceRemoved(let d): step.deviceRemoved(d)
+        case .timerFired(let token):
+            if !step.profileSwitchWindowEnded(token) { step.heldEndExpired(token) }
         }
         if finishes {
             step.reviewListening()
@@ -154,7 +157,7 @@ public struct SessionPolicy: Sendable {
     /// requests): 0 once every object is gone.
     public var recordCount: Int {
         model.monitors.count + model.earlyRoutes.count + model.playerReports.count + model.publishedPlayers.count
-            + model.switchRequests.count
+            + model.switchRequests.count + model.devices.count + model.profileSwitches.count
     }
 
     /// Every managed session and its current state (read access for tests and tools).

@@ -88,6 +88,9 @@ public struct StreamInfo: Sendable, Equatable {
     public var lostOutput: String?
     /// The output the user chose for it (R33), if any.
     public var userChosenEndpoint: NodeID?
+    /// Held paused while its Bluetooth headset switches profile (R35), until it is linked to
+    /// a sink of the headset that suits its session.
+    public var switchHold: SwitchHold?
     /// Where the policy's interruption fade (R42) holds the stream's gain: never set while
     /// the policy neither holds the stream paused nor has let go of its pause.
     public var fade: StreamFade = .none
@@ -120,6 +123,36 @@ public struct StreamInfo: Sendable, Equatable {
     /// Whether the stream runs as the policy counts it: not held paused, and running or
     /// resumed by the policy (its decision counts until the module's report confirms it).
     public var runs: Bool { !pausedByPolicy && (running || resumedByPolicy) }
+}
+
+/// A stream held through its Bluetooth headset's profile switch (R35).
+public struct SwitchHold: Sendable, Equatable {
+    /// The headset.
+    public var device: DeviceID
+    /// It played (or its interruption ended with a resume meanwhile): the policy resumes it
+    /// once it is on a sink of the headset that suits its session.
+    public var resume: Bool
+    public init(device: DeviceID, resume: Bool) {
+        self.device = device
+        self.resume = resume
+    }
+}
+
+/// A Bluetooth headset's sink went while the headset stayed (R35): a switch of profile
+/// (A2DP to hands-free and back) or a loss, which the headset's next report tells.
+public struct ProfileSwitch: Sendable, Equatable {
+    /// The window's timer: no sink of the headset and no word from it by then is a loss.
+    /// nil once a new sink of the headset appeared: it switched.
+    public var window: UInt64?
+    /// The node name of the sink that went (a loss's `lostOutput`, R31).
+    public var lostOutput: String
+    /// Each held session's route before the switch (the previous route of what it is told).
+    public var previous: [SessionID: Route]
+    public init(window: UInt64?, lostOutput: String, previous: [SessionID: Route] = [:]) {
+        self.window = window
+        self.lostOutput = lostOutput
+        self.previous = previous
+    }
 }
 
 /// The policy's interruption fade on a stream (R42).

@@ -215,6 +215,15 @@ struct as_endpoint_route_facts {
  * choice of another port (never a loss, R33), or the lost port's return. */
 void as_core_endpoint_routes(as_core *core, uint32_t node_id, const struct as_endpoint_route_facts *facts);
 
+/* Devices (sound cards, Bluetooth headsets), known to the core by the `device.id` of their
+ * sinks and sources. */
+/** The device's active profile (SPA_PARAM_Profile's name: "off", or "" when the device
+ * answered none) was read and differs from the last one told: whenever the device's
+ * params change. */
+void as_core_device_profile(as_core *core, uint32_t device_id, const char *name);
+/** The device is gone (its destroy hook), after its profile was told. */
+void as_core_device_removed(as_core *core, uint32_t device_id);
+
 /* Links: output node -> input node. */
 void as_core_link_added(as_core *core, uint32_t link_id, uint32_t output_node, uint32_t input_node);
 void as_core_link_removed(as_core *core, uint32_t link_id);
