@@ -24,8 +24,8 @@ struct BenchOptions: ParsableCommand {
     var out = "bench-out"
     @Flag(help: "Few trials and short windows: a quick look, not figures to publish.")
     var quick = false
-    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, churn, faults, peer (the PipeWire 1.6 systems only).", valueName: "list"))
-    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,churn,faults,peer"
+    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, churn, faults, bluetooth and peer (the PipeWire 1.6 systems only).", valueName: "list"))
+    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,churn,faults,bluetooth,peer"
     @Option(help: ArgumentHelp("Systems to measure, comma separated (default: module,baseline, the -pw1.4 systems when a 1.4 tree is given and the -pw1.6 pair when a 1.6 root is given).", valueName: "list"))
     var systems: String?
     @Option(name: .customLong("pw14-prefix"), help: ArgumentHelp("The PipeWire 1.4 tree (default: AUDIO_SESSION_PIPEWIRE_PREFIX).", valueName: "dir"))
@@ -38,6 +38,8 @@ struct BenchOptions: ParsableCommand {
     var pw16ModuleDir: String?
     @Option(name: .customLong("peer-trials"), help: "Trials per player and loss in the peer section (5; quick 2).")
     var peerTrials: Int?
+    @Option(name: .customLong("bluetooth-trials"), help: "Bluetooth headset disconnects under pw-play in the bluetooth section (100; quick 5).")
+    var bluetoothTrials: Int?
     @Option(help: ArgumentHelp("The command that ran the bench, for the report.", valueName: "text"))
     var command = "make bench"
 

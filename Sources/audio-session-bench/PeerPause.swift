@@ -97,14 +97,32 @@ enum PeerPause {
         return rows
     }
 
+    /// R30 with a Bluetooth headset, many trials: pw-play on the headset, the headset
+    /// disconnects (Device1.Connected false, its transport gone), what reaches the speaker
+    /// in the 1.5 s after. Not an MPRIS player: what WirePlumber 0.5.18's MPRIS pause cannot
+    /// reach.
+    static func disconnects(_ sandbox: Sandbox, system: String, trials: Int) -> PeerPauseRow? {
+        guard let player = players.first(where: { $0.pauseKind == "none" }) else { return nil }
+        do {
+            let music = try sandbox.tone(seconds: 60, frequency: 375, name: "bt-music.wav")
+            return runRow(sandbox, system: system, scenario: "bluetooth", player: player, music: music, fixture: "", plugin: "",
+                          trials: trials, window: 1.5)
+        } catch {
+            return PeerPauseRow(scenario: "bluetooth", player: player.name, pauseKind: player.pauseKind, command: "", trials: trials,
+                                failed: trials, errors: [describe(error)], leakedSamples: [], leaked: Stats([Int]()), zeroLeakTrials: 0,
+                                firstSoundMs: Stats([Double]()), statusAfter: [:], pauseCalls: [], windowSeconds: 1.5)
+        }
+    }
+
     static func runRow(_ sandbox: Sandbox, system: String, scenario: String, player: Player, music: String,
-                       fixture: String, plugin: String, trials: Int) -> PeerPauseRow {
+                       fixture: String, plugin: String, trials: Int, window: Double = windowSeconds) -> PeerPauseRow {
         var leaks: [Int] = [], first: [Double] = [], calls: [Int] = [], errors: [String] = []
         var status: [String: Int] = [:]
         var failed = 0
         for i in 0..<trials {
             do {
-                let r = try trial(sandbox, scenario: scenario, player: player, music: music, fixture: fixture, plugin: plugin)
+                let r = try trial(sandbox, scenario: scenario, player: player, music: music, fixture: fixture, plugin: plugin,
+                                  window: window)
                 leaks.append(r.leaked)
                 if let f = r.firstMs { first.append(f) }
                 if let s = r.status { status[s, default: 0] += 1 }
@@ -121,7 +139,7 @@ enum PeerPause {
                             command: player.argv("music.wav", "mpris-player.py", "mpris.so").joined(separator: " "),
                             trials: trials, failed: failed, errors: errors, leakedSamples: leaks, leaked: Stats(leaks),
                             zeroLeakTrials: leaks.filter { $0 == 0 }.count, firstSoundMs: Stats(first),
-                            statusAfter: status, pauseCalls: calls, windowSeconds: windowSeconds)
+                            statusAfter: status, pauseCalls: calls, windowSeconds: window)
     }
 
     struct TrialResult {
@@ -132,7 +150,7 @@ enum PeerPause {
     }
 
     static func trial(_ sandbox: Sandbox, scenario: String, player: Player, music: String, fixture: String,
-                      plugin: String) throws -> TrialResult {
+                      plugin: String, window windowSeconds: Double) throws -> TrialResult {
         // The private output, made the default as when it is plugged in or connects.
         let sink: String
         if scenario == "headphones" {

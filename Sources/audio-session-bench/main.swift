@@ -45,6 +45,7 @@ let systems = (options.systems ?? ("module,baseline" + (pw14Prefix == nil ? "" :
                                    + (pw16Prefix == nil ? "" : ",module-pw1.6,baseline-pw1.6")))
     .split(separator: ",").map(String.init)
 let peerTrials = options.pick(options.peerTrials, 5, 2)
+let bluetoothTrials = options.pick(options.bluetoothTrials, 100, 5)
 let hlTrials = options.pick(options.hlTrials, 100, 5)
 let hlSettle = options.pick(options.hlSettle, 0.1, 0.1)
 let duckTrials = options.pick(options.duckTrials, 10, 2)
@@ -78,6 +79,8 @@ struct SystemResult: Codable {
     var churn: ChurnResult?
     var faults: FaultsResult?
     var peerPause: [PeerPauseRow]?
+    /// A Bluetooth headset disconnecting under pw-play, many trials (the -pw1.6 systems).
+    var bluetoothLoss: PeerPauseRow?
     var seconds: Double = 0
 }
 
@@ -86,6 +89,7 @@ struct Parameters: Codable {
     var notifyTrials: Int, idleSeconds: Double, streams: Int, toggleEvents: Int, toggleRate: Double
     var churnSeconds: Double, churnRate: Double, churnLive: Int, quick: Bool
     var peerTrials: Int?
+    var bluetoothTrials: Int?
 }
 
 struct Results: Codable {
@@ -102,7 +106,8 @@ var results = Results(
                            interruptTrials: interruptTrials, baselineInterruptTrials: baselineInterruptTrials,
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
                            toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
-                           churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials),
+                           churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials,
+                           bluetoothTrials: bluetoothTrials),
     systems: [])
 
 try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -281,6 +286,12 @@ collect()
 concurrently { r in
     r.section("headphones") { s, res in
         res.headphoneLoss = HeadphoneLoss.run(s, system: r.system, trials: hlTrials, settle: hlSettle)
+    }
+    // The systems with a simulated headset: its disconnects, side by side as well.
+    if r.options.bluetooth {
+        r.section("bluetooth") { s, res in
+            res.bluetoothLoss = PeerPause.disconnects(s, system: r.system, trials: bluetoothTrials)
+        }
     }
 }
 collect()

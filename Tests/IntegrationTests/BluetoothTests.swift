@@ -101,11 +101,7 @@ extension Integration {
             // WirePlumber 0.5.18 sometimes leaves it unlinked after the headset's objects go
             // (seen with and without the module); naming the speaker the default makes it relink.
             _ = try sandbox.run(["pactl", "set-default-sink", "speaker"], timeout: 10)
-            try sandbox.waitUntil(timeout: 15, "the orphaned stream to be moved to the speaker") {
-                let d = try sandbox.dump()
-                guard let speaker = Graph.nodeID(d, named: "speaker") else { return false }
-                return Graph.links(d).contains { $0.output == node && $0.input == speaker }
-            }
+            try sandbox.waitForOrphanOnTheSpeaker(node)
             try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
             #expect(try !PolicyInterruptionTests.running(sandbox, node), "the music must not play on the speaker")
 
@@ -134,6 +130,20 @@ extension Integration {
                 let r = try sandbox.run(["pactl", "list", "cards"], timeout: 10)
                 return r.stdout.contains("headset-head-unit:")
             }
+        }
+
+        /// The hands-free link, and `pw-session monitor --json` listening.
+        static func handsFreeAndMonitor(_ sandbox: Sandbox) throws -> ChildProcess {
+            try connectHandsFree(sandbox)
+            let monitor = try Client.spawn(sandbox, ["monitor", "--json"])
+            try sandbox.waitUntil(timeout: 30, "the monitor to listen") { Client.log(monitor).contains("monitoring") }
+            return monitor
+        }
+
+        /// No session heard of a lost device: a switch is not a loss (R35).
+        static func expectNoLoss(_ monitor: ChildProcess, sourceLocation: SourceLocation = #_sourceLocation) {
+            let reasons = Client.objects(monitor).compactMap { $0["reason"] as? String }
+            #expect(!reasons.contains("oldDeviceUnavailable"), "a switch is not a loss: \(reasons)", sourceLocation: sourceLocation)
         }
 
         /// The user picks a profile (pactl set-card-profile, as a desktop's sound settings do).
@@ -182,10 +192,8 @@ extension Integration {
             defer { sandbox.stop() }
             let (_, player, node, recorder) = try Self.musicOnTheHeadset(sandbox)
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
-            try Self.connectHandsFree(sandbox)
-            let monitor = try Client.spawn(sandbox, ["monitor", "--json"])
+            let monitor = try Self.handsFreeAndMonitor(sandbox)
             defer { _ = monitor.terminate(signal: SIGINT) }
-            try sandbox.waitUntil(timeout: 30, "the monitor to listen") { Client.log(monitor).contains("monitoring") }
 
             try Self.setProfile(sandbox, "headset-head-unit")
             let hfp = try Self.waitForHeadsetSink(sandbox, profile: "headset-head-unit")
@@ -202,8 +210,7 @@ extension Integration {
             try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
             let wav = try recorder.stop()
             #expect(wav.nonZeroSampleCount == 0, "non-zero samples on the speaker: \(wav.nonZeroSampleCount)")
-            let reasons = Client.objects(monitor).compactMap { $0["reason"] as? String }
-            #expect(!reasons.contains("oldDeviceUnavailable"), "a switch is not a loss: \(reasons)")
+            Self.expectNoLoss(monitor)
         }
 
         /// R35 through a call, as WirePlumber switches the headset itself (0.4: when a
@@ -216,10 +223,8 @@ extension Integration {
             defer { sandbox.stop() }
             let (_, player, node, recorder) = try Self.musicOnTheHeadset(sandbox)
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
-            try Self.connectHandsFree(sandbox)
-            let monitor = try Client.spawn(sandbox, ["monitor", "--json"])
+            let monitor = try Self.handsFreeAndMonitor(sandbox)
             defer { _ = monitor.terminate(signal: SIGINT) }
-            try sandbox.waitUntil(timeout: 30, "the monitor to listen") { Client.log(monitor).contains("monitoring") }
 
             // The call: its far end (a Phone stream) and its microphone (a Communication capture,
             // which WirePlumber switches the headset for). The simulated headset carries no
@@ -249,8 +254,7 @@ extension Integration {
             try sandbox.waitForMoreRecording(after, seconds: 0.5)
             let wav = try after.stop()
             #expect(wav.nonZeroSampleCount == 0, "non-zero samples on the speaker after the call: \(wav.nonZeroSampleCount)")
-            let reasons = Client.objects(monitor).compactMap { $0["reason"] as? String }
-            #expect(!reasons.contains("oldDeviceUnavailable"), "a switch is not a loss: \(reasons)")
+            Self.expectNoLoss(monitor)
         }
 
         /// R35 and the Bluetooth options: which profile suits a session decides whether it plays
@@ -273,10 +277,8 @@ extension Integration {
                 try sandbox.sessionState(ofStream: callerNode)?["category"] as? String == "playAndRecord"
             }
             #expect(try PolicyInterruptionTests.running(sandbox, node), "a mixable session interrupts nothing")
-            try Self.connectHandsFree(sandbox)
-            let monitor = try Client.spawn(sandbox, ["monitor", "--json"])
+            let monitor = try Self.handsFreeAndMonitor(sandbox)
             defer { _ = monitor.terminate(signal: SIGINT) }
-            try sandbox.waitUntil(timeout: 30, "the monitor to listen") { Client.log(monitor).contains("monitoring") }
             func report(_ kind: String, _ reason: String, to type: String) throws {
                 _ = try Client.waitFor(monitor, "\(kind) session told \(reason) (now \(type))", timeout: 15) { o in
                     let outputs = ((o["currentRoute"] as? [String: Any])?["outputs"] as? [[String: Any]]) ?? []

@@ -28,11 +28,7 @@ extension Integration {
 
             try sandbox.removeDevice(named: "headphones")
             // WirePlumber moves the orphaned stream to the speaker: wait for that link.
-            try sandbox.waitUntil(timeout: 15, "the orphaned stream to be linked to the speaker") {
-                let d = try sandbox.dump()
-                guard let speaker = Graph.nodeID(d, named: "speaker") else { return false }
-                return Graph.links(d).contains { $0.output == node && $0.input == speaker }
-            }
+            try sandbox.waitForOrphanOnTheSpeaker(node)
             try sandbox.waitForMoreRecording(recorder, seconds: 0.3)
             let wav = try recorder.stop()
             return wav.nonZeroSampleCount

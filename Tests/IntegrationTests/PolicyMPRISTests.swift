@@ -182,11 +182,7 @@ extension Integration {
             let recorder = try #require(s.recorder)
             try s.sandbox.removeDevice(named: "headphones")
             try s.sandbox.waitUntil(timeout: 15, "mpv to report Paused") { try Self.status(s.sandbox) == "Paused" }
-            try s.sandbox.waitUntil(timeout: 15, "the orphaned stream to be linked to the speaker") {
-                let d = try s.sandbox.dump()
-                guard let speaker = Graph.nodeID(d, named: "speaker") else { return false }
-                return Graph.links(d).contains { $0.output == s.node && $0.input == speaker }
-            }
+            try s.sandbox.waitForOrphanOnTheSpeaker(s.node)
             try s.sandbox.waitUntil(timeout: 10, "the bridge to release the graph pause") {
                 try Self.released(s.sandbox).contains(s.node)
             }
@@ -242,11 +238,8 @@ extension Integration {
                 return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Playing"
             }
             try sandbox.removeDevice(named: "headphones")
-            try sandbox.waitUntil(timeout: 20, "the orphaned stream to be linked to the speaker") {
-                let d = try sandbox.dump()
-                guard let speaker = Graph.nodeID(d, named: "speaker") else { return false }
-                return Graph.links(d).contains { $0.output == node && $0.input == speaker }
-            }
+            // WirePlumber 0.5.11+ waits up to about 3 s for a player's answer before relinking.
+            try sandbox.waitForOrphanOnTheSpeaker(node, timeout: 20)
             try sandbox.waitForMoreRecording(recorder, seconds: 1.5)
             let wav = try recorder.stop()
             #expect(wav.nonZeroSampleCount == 0, "non-zero samples on the speaker: \(wav.nonZeroSampleCount)")

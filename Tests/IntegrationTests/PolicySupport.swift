@@ -62,6 +62,16 @@ extension Sandbox {
         }
     }
 
+    /// Waits until WirePlumber has linked the orphaned stream `node` to the speaker (after its
+    /// private output went): the worst case a loss test measures.
+    func waitForOrphanOnTheSpeaker(_ node: Int, timeout: TimeInterval = 15) throws {
+        try waitUntil(timeout: timeout, "the orphaned stream to be linked to the speaker") {
+            let d = try dump()
+            guard let speaker = Graph.nodeID(d, named: "speaker") else { return false }
+            return Graph.links(d).contains { $0.output == node && $0.input == speaker }
+        }
+    }
+
     /// Starts `argv` and waits until its playback stream runs and is linked (active) to `sink`; returns its node id.
     /// `streamOwner` names the process whose stream it is (the program's own, or a child it plays from).
     func startPlayer(_ argv: [String], environment: [String: String] = [:], on sink: String,
