@@ -161,9 +161,8 @@ def section(res):
                  f"(largest step {duck_cells(mod)[1]} dB) and by {_fmt(_median(pd.get('changeDuringPromptDb')), 1)} dB with "
                  f"the role policy (largest step {duck_cells(peer)[1]} dB);")
         L.append(f"- a call: the module pauses the music in {paused} of {ran} trials and resumes it "
-                 f"{_fmt(_median(resume_ms))} ms after the call (of which 200 ms is the grace period that keeps "
-                 f"multi-stream prompts from chattering); the role policy pauses it in {peer_paused} of "
-                 f"{peer_ran} trials.")
+                 f"{_fmt(_median(resume_ms))} ms after the call; the role policy pauses it in {peer_paused} of "
+                 f"{peer_ran} trials and resumes it {_fmt(_median(call_resume(peer)[2]))} ms after.")
         L.append("")
     return L
 
