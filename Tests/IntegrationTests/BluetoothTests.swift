@@ -140,8 +140,21 @@ extension Integration {
             return monitor
         }
 
-        /// No session heard of a lost device: a switch is not a loss (R35).
-        static func expectNoLoss(_ monitor: ChildProcess, sourceLocation: SourceLocation = #_sourceLocation) {
+        /// The headset back in A2DP and the music (`node`) playing on it.
+        static func waitForMusicInA2DP(_ sandbox: Sandbox, _ node: Int) throws {
+            let a2dp = try waitForHeadsetSink(sandbox, profile: "a2dp-sink")
+            try sandbox.waitUntil(timeout: 15, "the music to play on the headset in A2DP again") {
+                try linked(sandbox, node, to: a2dp) && PolicyInterruptionTests.running(sandbox, node)
+            }
+        }
+
+        /// Half a second more on the speaker, then: nothing reached it, and no session heard of a
+        /// lost device (a switch is not a loss, R35).
+        static func expectSilentSpeakerAndNoLoss(_ sandbox: Sandbox, _ speaker: Recorder, _ monitor: ChildProcess,
+                                                 sourceLocation: SourceLocation = #_sourceLocation) throws {
+            try sandbox.waitForMoreRecording(speaker, seconds: 0.5)
+            let wav = try speaker.stop()
+            #expect(wav.nonZeroSampleCount == 0, "non-zero samples on the speaker: \(wav.nonZeroSampleCount)", sourceLocation: sourceLocation)
             let reasons = Client.objects(monitor).compactMap { $0["reason"] as? String }
             #expect(!reasons.contains("oldDeviceUnavailable"), "a switch is not a loss: \(reasons)", sourceLocation: sourceLocation)
         }
@@ -202,15 +215,9 @@ extension Integration {
             #expect(try !PolicyInterruptionTests.running(sandbox, node), "the music must be held while the headset is in hands-free")
 
             try Self.setProfile(sandbox, "a2dp-sink")
-            let a2dp = try Self.waitForHeadsetSink(sandbox, profile: "a2dp-sink")
-            try sandbox.waitUntil(timeout: 15, "the music to play on the headset in A2DP again") {
-                try Self.linked(sandbox, node, to: a2dp) && PolicyInterruptionTests.running(sandbox, node)
-            }
+            try Self.waitForMusicInA2DP(sandbox, node)
             try Self.waitForSwitchReport(monitor, node: node, reason: "routeConfigurationChange", from: "bluetoothHFP", to: "bluetoothA2DP")
-            try sandbox.waitForMoreRecording(recorder, seconds: 0.5)
-            let wav = try recorder.stop()
-            #expect(wav.nonZeroSampleCount == 0, "non-zero samples on the speaker: \(wav.nonZeroSampleCount)")
-            Self.expectNoLoss(monitor)
+            try Self.expectSilentSpeakerAndNoLoss(sandbox, recorder, monitor)
         }
 
         /// R35 through a call, as WirePlumber switches the headset itself (0.4: when a
@@ -247,14 +254,8 @@ extension Integration {
             speech.terminate(signal: SIGTERM, timeout: 5)
             microphone.terminate(signal: SIGTERM, timeout: 5)
             let after = try Recorder(sandbox: sandbox, sink: "speaker")
-            let a2dp = try Self.waitForHeadsetSink(sandbox, profile: "a2dp-sink")
-            try sandbox.waitUntil(timeout: 15, "the music to play on the headset in A2DP again") {
-                try Self.linked(sandbox, node, to: a2dp) && PolicyInterruptionTests.running(sandbox, node)
-            }
-            try sandbox.waitForMoreRecording(after, seconds: 0.5)
-            let wav = try after.stop()
-            #expect(wav.nonZeroSampleCount == 0, "non-zero samples on the speaker after the call: \(wav.nonZeroSampleCount)")
-            Self.expectNoLoss(monitor)
+            try Self.waitForMusicInA2DP(sandbox, node)
+            try Self.expectSilentSpeakerAndNoLoss(sandbox, after, monitor)
         }
 
         /// R35 and the Bluetooth options: which profile suits a session decides whether it plays
