@@ -934,14 +934,15 @@ static void device_report_routes(struct impl *impl, struct device_entry *d, stru
 static void device_routes_ready(void *data, const struct as_route_set *set)
 {
 	struct device_entry *d = data;
+	/* A device that answers no profile has none (PipeWire 1.6's Bluetooth device, off). */
+	const char *profile = set->has_profile ? set->profile : "";
 
 	d->last_routes = *set;
 	d->have_routes = true;
 	device_report_routes(d->impl, d, NULL);
-	/* The active profile, when it changed: a Bluetooth headset's switch or loss. A device
-	 * that answers none has none (PipeWire 1.6's Bluetooth device with its profile off). */
-	if (!d->told_profile || !spa_streq(d->profile, set->has_profile ? set->profile : "")) {
-		spa_scnprintf(d->profile, sizeof(d->profile), "%s", set->has_profile ? set->profile : "");
+	/* The active profile, when it changed: a Bluetooth headset's switch or loss. */
+	if (!d->told_profile || !spa_streq(d->profile, profile)) {
+		spa_scnprintf(d->profile, sizeof(d->profile), "%s", profile);
 		d->told_profile = true;
 		pw_log_info("device %u: profile %s", d->id, d->profile[0] ? d->profile : "(none)");
 		as_core_device_profile(d->impl->core, d->id, d->profile);

@@ -97,13 +97,9 @@ extension PolicyStep {
         }
         record.previous[s] = current
         touched.insert(s)
-        guard suits else {
-            state.setProfileSwitch(hold.device, record)
-            return
-        }
-        state.updateStream(n) { $0.switchHold = nil }
-        if streamsHeld(for: hold.device).allSatisfy({ sessionOf($0) != s }) { record.previous[s] = nil }
-        state.setProfileSwitch(hold.device, record.previous.isEmpty ? nil : record)
+        state.setProfileSwitch(hold.device, record)
+        guard suits else { return }
+        endSwitchHold(n)
         if hold.resume, isActive(s), model.marks[s]?.interruption == nil { resumePausedStreams(s) }
     }
 
@@ -141,9 +137,8 @@ extension PolicyStep {
             if let s = sessionOf(n) { sessions.insert(s) }
         }
         for s in sessions.sorted() {
-            if var i = model.marks[s]?.interruption, i.wasPlaying {
-                i.wasPlaying = false
-                state.updateMarks(s) { $0.interruption = i }
+            if model.marks[s]?.interruption?.wasPlaying == true {
+                state.updateMarks(s) { $0.interruption?.wasPlaying = false }
             }
             sessionLostOutput(s, previous: record.previous[s] ?? route(s), current: route(s))
         }

@@ -33,14 +33,8 @@ extension Integration {
             let sandbox = try Sandbox.start(SandboxOptions())
             do {
                 let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
-                let bridge = try sandbox.spawn([try Support.pwSessionPath(), "agent", "--verbose"])
                 // The bridge has connected and published its (empty) reports.
-                try sandbox.waitUntil(timeout: 15, "the MPRIS bridge to connect") {
-                    guard bridge.isRunning else { throw TestFailure("mpris-bridge exited: \(bridge.logTail())") }
-                    return Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
-                        Sandbox.props($0)["audio.session.control.mpris"] != nil
-                    }
-                }
+                let bridge = try BrowserTests.startBridge(sandbox)
                 let recorder = try sink.map { try Recorder(sandbox: sandbox, sink: $0) }
                 let (player, node) = try sandbox.startPlayer(
                     ["mpv", "--no-config", "--script=\(try mprisPlugin())", "--no-video", "--ao=\(audioOutput)",
@@ -215,14 +209,8 @@ extension Integration {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }
             let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
-            let agent = try sandbox.spawn([try Support.pwSessionPath(), "agent", "--verbose"])
+            let agent = try BrowserTests.startBridge(sandbox)
             defer { agent.terminate(signal: SIGTERM, timeout: 5) }
-            try sandbox.waitUntil(timeout: 15, "the agent to connect") {
-                guard agent.isRunning else { throw TestFailure("the agent exited: \(agent.logTail())") }
-                return Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
-                    Sandbox.props($0)["audio.session.control.mpris"] != nil
-                }
-            }
             let recorder = try Recorder(sandbox: sandbox, sink: "speaker")
             let fixture = Support.checkoutRoot + "/Tests/Fixtures/mpris-player.py"
             let (player, node) = try sandbox.startPlayer(
