@@ -120,6 +120,11 @@
  *   every gap. 0 ends them at once. A session whose client has gone (the
  *   program quit), or that deactivated explicitly, ends them at once whatever
  *   this is.
+ * - `publish.interval-ms`: how often at most the `audio-session` metadata's
+ *   state keys are rewritten (default 20, at most 1000; 0 writes every change).
+ *   A state that changes again within it is written once, as it stands at
+ *   the end; a change after a quiet interval is written at once, and nothing
+ *   waits around an event (an interruption, a route change).
  * - `legacy.resume-on-device-return`: `true` or `false` (default): resume
  *   legacy streams paused by a private output's loss when it comes back.
  * - `alerts.prefer-no-interruptions`: `mix` (default) or `holdBack`: what alerts
@@ -176,6 +181,7 @@ PW_LOG_TOPIC(mod_topic, "mod." NAME);
 			"( fade.out-ms=<ms> ) "					\
 			"( fade.in-ms=<ms> ) "					\
 			"( resume.grace-ms=<ms> ) "				\
+			"( publish.interval-ms=<ms> ) "				\
 			"( private.outputs=[ <port type> ... ] ) "		\
 			"( private.form-factors=[ <form factor> ... ] ) "	\
 			"( call.allowed-applications=[ <executable|uid:<n>|app-id> ... ] ) "	\
@@ -270,10 +276,17 @@ struct impl {
 	struct spa_list nodes;
 	struct spa_list clients;
 	struct spa_list devices;
-	struct spa_list timers;		/**< struct timer_entry: the core's grace periods */
+	struct spa_list timers;		/**< struct timer_entry: the core's timers that run */
+	struct spa_list spare_timers;	/**< fired ones, kept for reuse (at most SPARE_TIMERS) */
+	uint32_t n_spare_timers;
 };
 
-/** A timer the core asked for (a held resume); freed when it fires or the module goes. */
+/** Fired timers kept for the next ones (the publishing timer runs every interval while
+ * the graph is busy): no timer file is made and closed per interval. */
+#define SPARE_TIMERS	4
+
+/** A timer the core asked for (a held resume, the publishing interval); kept for reuse
+ * when it fires, freed when the module goes. */
 struct timer_entry {
 	struct spa_list link;
 	struct impl *impl;
@@ -479,7 +492,14 @@ static void on_timer(void *data, uint64_t expirations)
 	struct impl *impl = t->impl;
 	uint64_t token = t->token;
 
-	timer_free(t);
+	/* A one-shot timer is disarmed once it fires: kept for the next one, or freed. */
+	if (impl->n_spare_timers < SPARE_TIMERS) {
+		spa_list_remove(&t->link);
+		spa_list_append(&impl->spare_timers, &t->link);
+		impl->n_spare_timers++;
+	} else {
+		timer_free(t);
+	}
 	if (impl->core != NULL)
 		as_core_timer_fired(impl->core, token);
 }
@@ -489,20 +509,27 @@ static void effect_schedule_timer(void *data, uint64_t token, uint32_t milliseco
 	struct impl *impl = data;
 	struct pw_loop *loop = pw_context_get_main_loop(impl->context);
 	struct timespec value;
-	struct timer_entry *t = calloc(1, sizeof(*t));
+	struct timer_entry *t;
 
-	if (t == NULL) {
-		pw_log_error("timer: %m");
-		return;
+	if (!spa_list_is_empty(&impl->spare_timers)) {
+		t = spa_list_first(&impl->spare_timers, struct timer_entry, link);
+		spa_list_remove(&t->link);
+		impl->n_spare_timers--;
+	} else {
+		t = calloc(1, sizeof(*t));
+		if (t == NULL) {
+			pw_log_error("timer: %m");
+			return;
+		}
+		t->impl = impl;
+		t->source = pw_loop_add_timer(loop, on_timer, t);
+		if (t->source == NULL) {
+			pw_log_error("timer: %m");
+			free(t);
+			return;
+		}
 	}
-	t->impl = impl;
 	t->token = token;
-	t->source = pw_loop_add_timer(loop, on_timer, t);
-	if (t->source == NULL) {
-		pw_log_error("timer: %m");
-		free(t);
-		return;
-	}
 	spa_list_append(&impl->timers, &t->link);
 	/* 0 would disarm the timer: at least 1 ns. */
 	value.tv_sec = milliseconds / 1000;
@@ -1165,6 +1192,8 @@ static void impl_destroy(struct impl *impl)
 	as_probes_clear(&impl->probes);
 	spa_list_consume(t, &impl->timers, link)
 		timer_free(t);
+	spa_list_consume(t, &impl->spare_timers, link)
+		timer_free(t);
 	spa_list_consume(d, &impl->devices, link)
 		device_forget(d);
 	/* Undo every pause and gain of ours before the core goes away (R41). */
@@ -1247,6 +1276,7 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 	spa_list_init(&impl->clients);
 	spa_list_init(&impl->devices);
 	spa_list_init(&impl->timers);
+	spa_list_init(&impl->spare_timers);
 
 	impl->args = args ? pw_properties_new_string(args) : pw_properties_new(NULL, NULL);
 	if (impl->args == NULL) {

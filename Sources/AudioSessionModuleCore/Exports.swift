@@ -178,7 +178,7 @@ public func as_core_endpoint_removed(_ p: OpaquePointer?, _ id: UInt32) {
 
 @_cdecl("as_core_timer_fired")
 public func as_core_timer_fired(_ p: OpaquePointer?, _ token: UInt64) {
-    core(p)?.handle(.timerFired(token))
+    core(p)?.timerFired(token)
 }
 
 @_cdecl("as_core_flush")

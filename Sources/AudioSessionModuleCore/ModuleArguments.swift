@@ -24,6 +24,10 @@ public enum ModuleArguments {
         // R43: a program's output counts towards a call once it carried sound, so a program
         // that only records while it plays silence (Firefox does) is a recording.
         c.listensToOutputs = true
+        // The published state is written at most once a graph cycle (about 21 ms at 1024
+        // frames): a stream that starts and stops many times a second costs the daemon one
+        // write per cycle, not one per change, and nobody can hear the difference.
+        c.publishIntervalMilliseconds = 20
         return c
     }
 
@@ -54,6 +58,7 @@ public enum ModuleArguments {
         "duck.ramp-up-ms", "resume.grace-ms", "private.outputs", "private.form-factors", "call.allowed-applications",
         "control.allowed-applications", "interrupt.denied-applications", "legacy.resume-on-device-return", "alerts.prefer-no-interruptions",
         "role.table", "calls.from-graph", "calls.listen", "fade.out-ms", "fade.in-ms",
+        "publish.interval-ms",
     ]
 
     static func fail(_ key: String, _ expected: String) -> Failure {
@@ -88,6 +93,10 @@ public enum ModuleArguments {
             c.strongDuckForPrompts = b
         case "duck.ramp-down-ms":
             switch milliseconds(key, v) { case .success(let x): c.duckRampDownMilliseconds = x; case .failure(let f): return f }
+        case "publish.interval-ms":
+            // Longer than a second, programs reading the state would see it late.
+            guard let d = v.double, d.isFinite, d >= 0, d <= 1000 else { return fail(key, "milliseconds from 0 to 1000") }
+            c.publishIntervalMilliseconds = UInt32(d)
         case "resume.grace-ms":
             switch milliseconds(key, v) { case .success(let x): c.resumeGraceMilliseconds = x; case .failure(let f): return f }
         case "fade.out-ms":

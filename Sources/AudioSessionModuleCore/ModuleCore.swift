@@ -22,6 +22,20 @@ public final class ModuleCore {
     let owner: AnyObject?
     /// Sequence number of the last event published on `audio-session.event`.
     public private(set) var sequence: UInt64 = 0
+    /// How often at most a metadata key is written (`PolicyConfiguration.publishIntervalMilliseconds`);
+    /// 0 writes every publication at once.
+    let publishInterval: UInt32
+    /// Publications held until the publishing timer runs out, the latest per key.
+    var heldPublications: [PublishedKey: Publication] = [:]
+    /// What the metadata holds for each key the module wrote (only while publications are
+    /// held: a held value equal to it is not written again).
+    var written: [PublishedKey: Publication] = [:]
+    /// Whether the publishing timer runs: publications wait for it.
+    var publishTimerRuns = false
+    /// The token of the publishing timer, outside the policy's own tokens (counted up from 1).
+    public static let publishTimerToken = UInt64.max
+    /// At most this many keys are written in one loop turn; the rest follow on the next turns.
+    static let publishBatch = 64
 
     public init(configuration: PolicyConfiguration, effects: as_core_effects, data: UnsafeMutableRawPointer?, owner: AnyObject? = nil) {
         self.effects = effects
@@ -32,7 +46,9 @@ public final class ModuleCore {
         if !(effects.version >= 3 && effects.schedule_timer != nil) {
             configuration.resumeGraceMilliseconds = 0
             configuration.profileSwitchMilliseconds = 0
+            configuration.publishIntervalMilliseconds = 0
         }
+        self.publishInterval = configuration.publishIntervalMilliseconds
         // Without the fade effect there is no fade: nothing would report its silence.
         if !(effects.version >= 4 && effects.fade != nil) {
             configuration.fadeOutMilliseconds = 0
@@ -78,6 +94,34 @@ public final class ModuleCore {
         }
     }
 
+    /// One key of the `audio-session` metadata.
+    enum PublishedKey: Hashable {
+        case session(SessionID), global, player(NodeID)
+    }
+
+    /// What a key is to say; nil values remove it.
+    enum Publication: Equatable {
+        case session(SessionID, SessionSnapshot?)
+        case global(GlobalSnapshot)
+        case player(NodeID, String?)
+
+        var key: PublishedKey {
+            switch self {
+            case .session(let s, _): return .session(s)
+            case .global: return .global
+            case .player(let n, _): return .player(n)
+            }
+        }
+
+        var removes: Bool {
+            switch self {
+            case .session(_, let snap): return snap == nil
+            case .player(_, let p): return p == nil
+            case .global: return false
+            }
+        }
+    }
+
     /// Feeds one event to the policy and runs what it decides, in order.
     ///
     /// A burst of property changes (a client rewriting its declaration, pipewire-pulse
@@ -94,7 +138,7 @@ public final class ModuleCore {
             return
         }
         flush()
-        for effect in policy.handle(event) { run(effect) }
+        runAll(policy.handle(event))
     }
 
     /// Decides the held property changes, in the order of their last change.
@@ -103,7 +147,7 @@ public final class ModuleCore {
         let batch = pendingChanges.values.sorted { $0.order < $1.order }
         pendingChanges = [:]
         for held in batch {
-            for effect in policy.handle(held.event) { run(effect) }
+            runAll(policy.handle(held.event))
         }
     }
 
@@ -112,16 +156,119 @@ public final class ModuleCore {
     /// Held property changes are decided first, so the state written is the settled one.
     public func republish() {
         flush()
-        for effect in policy.publishedState() { run(effect) }
+        heldPublications = [:]
+        written = [:]
+        // The new object is empty: all of it is written now.
+        writesThrough = true
+        runAll(policy.publishedState())
+    }
+
+    /// A timer the module runs out: the publishing timer, or one of the policy's.
+    public func timerFired(_ token: UInt64) {
+        if token == Self.publishTimerToken {
+            publishTimerRuns = false
+            guard !heldPublications.isEmpty else { return }  // a quiet interval: the next change is written at once
+            writeHeldPublications(limit: Self.publishBatch)
+            // Busy: what changes next waits for the end of another interval, and a burst
+            // over many sessions goes on with the rest on the next turn.
+            startPublishTimer(milliseconds: heldPublications.isEmpty ? publishInterval : 0)
+            return
+        }
+        handle(.timerFired(token))
+    }
+
+    /// Runs the effects of one decision, in order.
+    func runAll(_ effects: [Effect]) {
+        for effect in effects { run(effect) }
+        writesThrough = false
+    }
+
+    /// Whether the decision being run found the metadata quiet: its publications are
+    /// written at once, all of them.
+    var writesThrough = false
+
+    /// Holds `publication` until the publishing timer runs out, or writes it at once when
+    /// the metadata was quiet (nothing held, no change for a whole interval).
+    func publish(_ publication: Publication) {
+        guard publishInterval > 0, !writesThrough else {
+            write(publication)
+            return
+        }
+        if !publishTimerRuns && heldPublications.isEmpty {
+            // Quiet: this decision's state is written now; changes in the next interval
+            // wait for its end.
+            writesThrough = true
+            write(publication)
+            startPublishTimer(milliseconds: publishInterval)
+            return
+        }
+        heldPublications[publication.key] = publication
+        if !publishTimerRuns { startPublishTimer(milliseconds: publishInterval) }
+    }
+
+    func startPublishTimer(milliseconds: UInt32) {
+        publishTimerRuns = true
+        effects.schedule_timer?(data, Self.publishTimerToken, milliseconds)
+    }
+
+    /// Writes the held publications that change what the metadata says, sessions in id order.
+    func writeHeldPublications(limit: Int = .max) {
+        guard !heldPublications.isEmpty else { return }
+        var keys = Array(heldPublications.keys)
+        if keys.count > 1 { keys.sort(by: Self.writeOrder) }
+        for key in keys.prefix(limit) {
+            guard let p = heldPublications.removeValue(forKey: key) else { continue }
+            write(p)
+        }
+    }
+
+    /// The global state first, then sessions (in the policy's order), then players by id.
+    static func writeOrder(_ a: PublishedKey, _ b: PublishedKey) -> Bool {
+        switch (a, b) {
+        case (.global, .global): return false
+        case (.global, _): return true
+        case (_, .global): return false
+        case (.session(let x), .session(let y)): return x < y
+        case (.session, .player): return true
+        case (.player, .session): return false
+        case (.player(let x), .player(let y)): return x.raw < y.raw
+        }
+    }
+
+    /// Writes `publication` unless the metadata already says it (while publications are held).
+    func write(_ publication: Publication) {
+        if publishInterval > 0 {
+            let key = publication.key
+            if publication.removes {
+                // Never written (a session that came and went within one interval): nothing to remove.
+                guard written.removeValue(forKey: key) != nil else { return }
+            } else {
+                if written[key] == publication { return }
+                written[key] = publication
+            }
+        }
+        switch publication {
+        case .session(let session, let snapshot):
+            publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, snapshot.map { MetadataFormat.session(session, $0).description })
+        case .global(let global):
+            publish(0, MetadataFormat.globalKey, MetadataFormat.global(global).description)
+        case .player(let node, let player):
+            publish(node.raw, MetadataFormat.mprisKey, player.map { MetadataFormat.mpris(player: $0).description })
+        }
     }
 
     /// How many property changes wait for `flush()`.
     public var pendingChangeCount: Int { pendingChanges.count }
 
+    /// How many metadata keys wait for the publishing timer.
+    public var pendingPublicationCount: Int { heldPublications.count }
+
     /// How many per-object records the module core and the policy hold beyond the graph
     /// itself (held changes, monitor recorders, early route reads, MPRIS reports and
     /// players, switch requests): 0 once every object is gone.
-    public var recordCount: Int { pendingChanges.count + policy.recordCount }
+    public var recordCount: Int {
+        pendingChanges.count + policy.recordCount + heldPublications.count + written.keys.count { $0 != .global }
+    }
 
     /// A client wrote its own properties on its own connection (`pw_core_update_properties`):
     /// the MPRIS bridge's report and the global switch requests are read from this writing
@@ -169,16 +316,20 @@ public final class ModuleCore {
         case .silence(let node, let on):
             effects.silence?(data, node.raw, on)
         case .notify(let session, let notification):
+            // Nothing waits around an event: the state held from before it is written
+            // first, and the state its decision leaves follows it at once.
+            writeHeldPublications()
+            writesThrough = true
             sequence &+= 1
             let value = MetadataFormat.event(sequence: sequence, session: session, notification: notification)
             publish(0, MetadataFormat.eventKey, value.description)
             log(.info, "\(session): \(value)")
         case .publishSession(let session, let snapshot):
-            publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, snapshot.map { MetadataFormat.session(session, $0).description })
+            publish(.session(session, snapshot))
         case .publishGlobal(let global):
-            publish(0, MetadataFormat.globalKey, MetadataFormat.global(global).description)
+            publish(.global(global))
         case .publishPlayer(let node, let player):
-            publish(node.raw, MetadataFormat.mprisKey, player.map { MetadataFormat.mpris(player: $0).description })
+            publish(.player(node, player))
         case .scheduleTimer(let token, let milliseconds):
             if effects.version >= 3 { effects.schedule_timer?(data, token, milliseconds) }
         case .switchSet(let client, let s, let on):

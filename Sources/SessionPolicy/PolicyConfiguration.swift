@@ -104,6 +104,13 @@ public struct PolicyConfiguration: Sendable, Equatable {
     /// show a sink of its new profile before the policy takes it for a loss (its profile
     /// turning off or the headset going decides at once).
     public var profileSwitchMilliseconds: UInt32 = 3000
+    /// How often at most the module rewrites a key of its metadata: a state that changes
+    /// again within this time is written once, as it stands at the end. Nothing waits
+    /// around an event (an interruption's begin): the state held from before it is
+    /// written first, and the state its decision leaves follows it at once. Not a policy
+    /// decision: the policy's effects are the same; only how often they reach the metadata
+    /// changes. 0 (the core's default) writes every change at once; the module sets 20 ms.
+    public var publishIntervalMilliseconds: UInt32 = 0
     /// `media.role` -> rule (§1). Lookup is exact first, then case-insensitive.
     public var roleTable: [String: RoleRule] = RoleRule.defaultTable
     /// Port types that are private outputs (§8).

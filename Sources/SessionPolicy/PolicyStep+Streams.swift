@@ -181,12 +181,19 @@ extension PolicyStep {
         }
     }
 
+    /// Whether the owner's activation of `n` asks the policy anything: the policy holds it
+    /// paused, or its pause was let go of while the module's pause still held the node.
+    static func activationIsRequest(_ n: NodeID, _ model: PolicyModel) -> Bool {
+        guard let st = model.streams[n] else { return false }
+        return st.pausedByPolicy || st.pauseReleased
+    }
+
     /// The owner made the node active (`Event.streamActivatedByOwner`): an activation
     /// request (R16) when the policy holds the stream paused, or when the module's pause
     /// still held the node after the policy let go of it (the program's own start is
     /// arbitrated before it plays); otherwise nothing (the node's running state follows).
     mutating func streamActivatedByOwner(_ n: NodeID) {
-        guard let st = model.streams[n], st.pausedByPolicy || st.pauseReleased else { return }
+        guard Self.activationIsRequest(n, model) else { return }
         state.updateStream(n) { $0.pauseReleased = false }
         // Its program starts it: it no longer waits for its headset's switch (R35).
         endSwitchHold(n)

@@ -1,6 +1,7 @@
-/// One event being decided: the state it changes (through `PolicyState`'s mutators only),
-/// the effects it emits and the scratch of this event alone. Made by `SessionPolicy.handle`
-/// for one event and gone with it; every rule (`PolicyStep+*.swift`) is written on it.
+/// The policy's state and the event being decided: the state it changes (through
+/// `PolicyState`'s mutators only), the effects it emits and the scratch of this event
+/// alone, which `endEvent` empties for the next. `SessionPolicy` keeps one for its life;
+/// every rule (`PolicyStep+*.swift`) is written on it.
 struct PolicyStep: PolicyReading {
     var state: PolicyState
     var configuration: PolicyConfiguration { _read { yield state.configuration } }
@@ -27,33 +28,27 @@ struct PolicyStep: PolicyReading {
     /// not held for a follow-up.
     var clientGoing: ClientID?
 
-    /// The storage of a step's two scratch sets between events: always empty, kept so that
-    /// the next step fills them without allocating (unless a fan-out made them large).
-    struct Scratch {
-        var touched: Set<SessionID> = []
-        var justActivated: Set<SessionID> = []
-
-        /// Lends the storage to `step` (whose sets are empty).
-        mutating func lend(to step: inout PolicyStep) {
-            swap(&touched, &step.touched)
-            swap(&justActivated, &step.justActivated)
-        }
-
-        /// Takes the storage back from `step`, emptied.
-        mutating func takeBack(from step: inout PolicyStep) {
-            swap(&touched, &step.touched)
-            swap(&justActivated, &step.justActivated)
-            Self.empty(&touched)
-            Self.empty(&justActivated)
-        }
-
-        static func empty(_ set: inout Set<SessionID>) {
-            if set.capacity > 64 { set = [] } else { set.removeAll(keepingCapacity: true) }
-        }
-    }
-
     init(state: PolicyState) {
         self.state = state
+    }
+
+    /// The end of an event: its effects, and the step's scratch left empty for the next
+    /// one (every field above but `state`). The sets keep their storage unless a fan-out
+    /// made them large.
+    mutating func endEvent() -> [Effect] {
+        let out = fx
+        fx = []
+        Self.empty(&touched)
+        Self.empty(&justActivated)
+        refreshAll = false
+        hintDirty = false
+        fadeIns.removeAll(keepingCapacity: true)
+        clientGoing = nil
+        return out
+    }
+
+    static func empty(_ set: inout Set<SessionID>) {
+        if set.capacity > 64 { set = [] } else { set.removeAll(keepingCapacity: true) }
     }
 
     /// What a declaration may hold (F5, `DeclarationLimits`): one too large is refused as a

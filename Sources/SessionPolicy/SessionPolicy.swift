@@ -14,8 +14,8 @@
 ///   cheap;
 /// - the state (`PolicyState`): the model and the index, changed only through its
 ///   mutators, which keep the index equal to a rebuild from the model;
-/// - the step (`PolicyStep`): one event being decided, with its effects and scratch; it
-///   lives only inside `handle`. The rules (`PolicyStep+*.swift`) are written on it.
+/// - the step (`PolicyStep`): the state and one event being decided, with its effects
+///   and scratch, which `handle` leaves empty. The rules (`PolicyStep+*.swift`) are written on it.
 ///
 /// Choices where the rules left room (documented here once):
 /// - A declared session whose stream starts running without `audio.session.active=true`
@@ -36,32 +36,32 @@
 ///   confirmed with `.resume(n)`; refused, it is answered with `.pause(n)`.
 public struct SessionPolicy: Sendable {
     public var configuration: PolicyConfiguration { _read { yield state.configuration } }
-    /// The model (the truth: the graph and the policy's own records) and its index.
-    var state: PolicyState
+    /// The step that decides every event, with the model (the truth: the graph and the
+    /// policy's own records) and its index in its state. It lives as long as the policy,
+    /// and each event starts it from empty scratch (`PolicyStep.endEvent`): no state is
+    /// moved, no scratch set allocated, for an event.
+    var step: PolicyStep
+    var state: PolicyState {
+        _read { yield step.state }
+        _modify { yield &step.state }
+    }
     var model: PolicyModel { _read { yield state.model } }
-    /// The storage of a step's scratch sets, lent to each step and taken back empty: a
-    /// step starts from empty sets without allocating them (their contents never outlive
-    /// the event).
-    var scratch = PolicyStep.Scratch()
 
     public init(configuration: PolicyConfiguration = PolicyConfiguration()) {
-        state = PolicyState(configuration: configuration)
+        step = PolicyStep(state: PolicyState(configuration: configuration))
     }
 
     /// A policy that continues from `model` (as `snapshot()` returned it): the index is
     /// rebuilt from it, and the next event is decided as the original policy would.
     public init(configuration: PolicyConfiguration = PolicyConfiguration(), restoring model: PolicyModel) {
-        state = PolicyState(configuration: configuration, model: model)
+        step = PolicyStep(state: PolicyState(configuration: configuration, model: model))
     }
 
     /// Handles one event and returns the effects, in the order the module must run them.
     public mutating func handle(_ event: Event) -> [Effect] {
-        // The model and the index move into the step and back: no copy of their storage.
-        var step = PolicyStep(state: PolicyState(configuration: configuration))
-        // Room for a typical decision (a step that only reads, `reader`, needs none).
-        step.fx.reserveCapacity(16)
-        swap(&step.state, &state)
-        scratch.lend(to: &step)
+        // Most events of a busy graph change nothing the rules read: answered here, without
+        // a step (a program starting its own stream reports its activation before it runs).
+        if case .streamActivatedByOwner(let n) = event, !PolicyStep.activationIsRequest(n, model) { return [] }
         // The event goes to its rule (`PolicyStep+*.swift`); what reaches the rules is
         // admitted here: a declaration within its limits (DeclarationLimits), a client's
         // identity as it connected, nothing of a monitor recorder.
@@ -131,13 +131,11 @@ public struct SessionPolicy: Sendable {
             step.applyProgramChanges()
             step.finish()
         }
-        swap(&step.state, &state)
-        scratch.takeBack(from: &step)
-        return step.fx
+        return step.endEvent()
     }
 
     /// A step over the current state that only reads (its copies share storage).
-    var reader: PolicyStep { PolicyStep(state: state) }
+    var reader: PolicyStep { step }
 
     /// The model: the graph as the policy knows it, with the policy's own records.
     /// `SessionPolicy(restoring: snapshot())` continues exactly from here.

@@ -24,8 +24,8 @@ struct BenchOptions: ParsableCommand {
     var out = "bench-out"
     @Flag(help: "Few trials and short windows: a quick look, not figures to publish.")
     var quick = false
-    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, churn, faults, bluetooth and peer (the PipeWire 1.6 systems only).", valueName: "list"))
-    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,churn,faults,bluetooth,peer"
+    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, props, churn, faults, bluetooth and peer (the PipeWire 1.6 systems only).", valueName: "list"))
+    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,props,churn,faults,bluetooth,peer"
     @Option(help: ArgumentHelp("Systems to measure, comma separated (default: module,baseline, the -pw1.4 systems when a 1.4 tree is given and the -pw1.6 pair when a 1.6 root is given).", valueName: "list"))
     var systems: String?
     @Option(name: .customLong("pw14-prefix"), help: ArgumentHelp("The PipeWire 1.4 tree (default: AUDIO_SESSION_PIPEWIRE_PREFIX).", valueName: "dir"))
@@ -74,6 +74,10 @@ struct BenchOptions: ParsableCommand {
 
     @Option(name: .customLong("fault-rounds"), help: "Rounds of hostile clients in the faults section (5; quick 2).")
     var faultRounds: Int?
+    @Option(help: "Activation-request updates in the props section (20,000; quick 2,000).")
+    var floodActivationUpdates: Int?
+    @Option(help: "Silent-mode flips in the props section (4,000; quick 400).")
+    var floodSilentUpdates: Int?
     @Option(name: .customLong("fault-clients"), help: "Hostile clients per round (200; quick 50).")
     var faultClients: Int?
 

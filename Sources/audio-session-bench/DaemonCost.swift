@@ -43,6 +43,19 @@ struct CPUResult: Codable {
     var ticks: Int?
 }
 
+/// One client rewriting its own properties as fast as the daemon takes them
+/// (`Tests/Fixtures/prop-flood.c`): what each update costs the daemon.
+struct PropertyFloodResult: Codable {
+    var ok: Bool
+    var error: String?
+    /// `activation` (a declared session's activation-request bumped) or `silent` (silent mode flipped).
+    var mode: String
+    var updates: Int
+    var seconds: Double?
+    var cpuMs: Double?
+    var cpuMsPerThousand: Double?
+}
+
 struct ChurnResult: Codable {
     var ok: Bool
     var error: String?
@@ -182,6 +195,41 @@ enum DaemonCost {
             r.ok = true
         } catch { r.error = describe(error) }
         try? sandbox.waitUntil(timeout: 20, poll: 0.2, "the stream to go") { Graph.streamCount(try sandbox.dump()) == 0 }
+        return r
+    }
+
+    /// `updates` property updates of one client (`fixture` in `mode`), the daemon's CPU time
+    /// over them. The client waits for the daemon's answer every 100 updates.
+    static func propertyFlood(_ sandbox: Sandbox, fixture: String, mode: String, updates: Int) -> PropertyFloodResult {
+        var r = PropertyFloodResult(ok: false, mode: mode, updates: updates)
+        let startFile = sandbox.directory + "/tmp/flood-go-\(mode)"
+        do {
+            guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
+            guard FileManager.default.isExecutableFile(atPath: fixture) else { throw BenchFailure("no fixture at \(fixture)") }
+            let h = try sandbox.spawn([fixture, mode, String(updates), startFile])
+            defer { h.terminate(signal: SIGKILL, timeout: 3) }
+            try sandbox.waitUntil(timeout: 20, poll: 0.05, "the flooding client") {
+                guard h.isRunning || helperOutput(h).contains("READY") else { throw BenchFailure("the fixture exited: \(h.logTail(lines: 3))") }
+                return helperOutput(h).contains("READY")
+            }
+            usleep(300_000)
+            guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+            FileManager.default.createFile(atPath: startFile, contents: nil)
+            try sandbox.waitUntil(timeout: 120, poll: 0.02, "\(updates) property updates") {
+                let out = helperOutput(h)
+                if out.contains("DONE") { return true }
+                guard h.isRunning else { throw BenchFailure("the fixture exited: \(h.logTail(lines: 3))") }
+                return false
+            }
+            // What the module deferred to its next loop turn or publishing interval is counted too.
+            usleep(100_000)
+            guard let c1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+            let done = helperOutput(h).split(separator: "\n").first { $0.hasPrefix("DONE ") }
+            r.seconds = done.flatMap { Double($0.dropFirst(5)) }
+            r.cpuMs = (c1 - c0) / 1e6
+            r.cpuMsPerThousand = r.cpuMs! * 1000 / Double(updates)
+            r.ok = true
+        } catch { r.error = describe(error) }
         return r
     }
 

@@ -37,7 +37,9 @@ enum Faults {
         return nil
     }
 
-    static func run(_ sandbox: Sandbox, fixture: String, rounds: Int, perRound: Int) -> FaultsResult {
+    /// Without the module (`module` false) only the hostile clients come and go: the same
+    /// load, for the daemon's memory afterwards.
+    static func run(_ sandbox: Sandbox, module: Bool, fixture: String, rounds: Int, perRound: Int) -> FaultsResult {
         var r = FaultsResult()
         guard let pw = sandbox.daemonProcesses.first(where: { $0.name == "pipewire" }) else {
             r.error = "no pipewire daemon"
@@ -45,7 +47,7 @@ enum Faults {
         }
         do {
             // A client destroys the policy's metadata three times.
-            for _ in 0..<3 {
+            for _ in 0..<(module ? 3 : 0) {
                 guard let old = try metadata(sandbox) else { throw BenchFailure("no audio-session metadata") }
                 _ = try sandbox.run(["pw-cli", "destroy", String(old.id)], timeout: 10)
                 r.metadataDestroyed += 1

@@ -57,9 +57,22 @@ let idleSeconds = options.pick(options.idleSeconds, 20, 5)
 let streamCount = options.pick(options.streams, 200, 50)
 let toggleEvents = options.pick(options.toggleEvents, 2000, 400)
 let toggleRate = options.pick(options.toggleRate, 200, 200)
+let floodActivationUpdates = options.pick(options.floodActivationUpdates, 20_000, 2_000)
+let floodSilentUpdates = options.pick(options.floodSilentUpdates, 4_000, 400)
 let churnSeconds = options.pick(options.churnSeconds, 60, 10)
 let churnRate = options.pick(options.churnRate, 50, 50)
 let churnLive = options.pick(options.churnLive, 200, 50)
+
+/// Where the client fixtures (built by meson with the module) are: beside the sandbox's
+/// module when they were built there, else in the system build (clients speak every
+/// generation's protocol).
+func fixtureDirectory(_ s: Sandbox) -> String {
+    if let m = s.modulePath {
+        let dir = (m as NSString).deletingLastPathComponent
+        if FileManager.default.isExecutableFile(atPath: dir + "/audio-session-prop-flood") { return dir }
+    }
+    return checkout + "/build/meson"
+}
 
 // MARK: Results
 
@@ -76,6 +89,8 @@ struct SystemResult: Codable {
     var notify: NotifyResult?
     var streams: StreamsResult?
     var cpu: CPUResult?
+    /// One client's property updates: activation requests, then silent-mode flips.
+    var propertyFloods: [PropertyFloodResult]?
     var churn: ChurnResult?
     var faults: FaultsResult?
     var peerPause: [PeerPauseRow]?
@@ -329,19 +344,26 @@ for r in runners {
             progress("   CPU: \(c.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") per 1,000 stream pause/resume events" + (c.error.map { " (\($0))" } ?? ""))
         }
     }
+    r.section("props") { s, res in
+        let fixture = fixtureDirectory(s) + "/audio-session-prop-flood"
+        res.propertyFloods = [
+            DaemonCost.propertyFlood(s, fixture: fixture, mode: "activation", updates: floodActivationUpdates),
+            DaemonCost.propertyFlood(s, fixture: fixture, mode: "silent", updates: floodSilentUpdates),
+        ]
+        for f in res.propertyFloods ?? [] {
+            progress("   \(f.mode) property updates: \(f.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") of daemon CPU per 1,000" + (f.error.map { " (\($0))" } ?? ""))
+        }
+    }
     r.section("churn") { s, res in
         res.churn = DaemonCost.churn(s, seconds: churnSeconds, rate: churnRate, live: churnLive)
         if let c = res.churn {
             progress("   churn: RSS \(c.rssBeforeKiB ?? 0) -> \(c.rssAfterKiB ?? 0) KiB, \(c.streamEventsPerSecond.map { String(format: "%.0f", $0) } ?? "?") stream events/s, xrun log lines \(c.xrunLogLines ?? -1)" + (c.error.map { " (\($0))" } ?? ""))
         }
     }
-    if r.module {
-        r.section("faults") { s, res in
-            let dir = (s.modulePath as NSString?)?.deletingLastPathComponent ?? "build/meson"
-            res.faults = Faults.run(s, fixture: dir + "/audio-session-stress-clients", rounds: faultRounds, perRound: faultClients)
-            if let f = res.faults {
-                progress("   faults: metadata destroyed \(f.metadataDestroyed), recreated \(f.metadataRecreated), crashes \(f.crashes), RssAnon \(f.rssAnonKiB)" + (f.error.map { " (\($0))" } ?? ""))
-            }
+    r.section("faults") { s, res in
+        res.faults = Faults.run(s, module: r.module, fixture: fixtureDirectory(s) + "/audio-session-stress-clients", rounds: faultRounds, perRound: faultClients)
+        if let f = res.faults {
+            progress("   faults: metadata destroyed \(f.metadataDestroyed), recreated \(f.metadataRecreated), crashes \(f.crashes), RssAnon \(f.rssAnonKiB)" + (f.error.map { " (\($0))" } ?? ""))
         }
     }
     if r.system.hasSuffix("-pw1.6") {

@@ -33,6 +33,7 @@
 //             decision's output is O(N) by specification; the rest should not be.
 import SessionPolicy
 import PipeWireFacts
+import enum AudioSessionModuleCore.ModuleArguments
 
 struct Row {
     var workload: String
@@ -62,8 +63,9 @@ func addMixablePlaying(_ p: inout SessionPolicy, first: UInt32, count: Int) {
     }
 }
 
+/// The policy as the module configures it (grace periods, fades, listening to outputs).
 func baseGraph() -> SessionPolicy {
-    var p = SessionPolicy()
+    var p = SessionPolicy(configuration: ModuleArguments.defaults)
     _ = p.handle(.endpointAdded(speaker, kind: .sink, speakerProps))
     return p
 }

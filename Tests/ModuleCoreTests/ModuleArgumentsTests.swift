@@ -34,6 +34,9 @@ import Testing
         // R43: the module listens to a capturing program's outputs.
         #expect(ModuleArguments.defaults.listensToOutputs)
         policyDefaults.listensToOutputs = false
+        // The published state is written at most every 20 ms.
+        #expect(ModuleArguments.defaults.publishIntervalMilliseconds == 20)
+        policyDefaults.publishIntervalMilliseconds = 0
         #expect(policyDefaults == PolicyConfiguration())
     }
 
@@ -74,7 +77,9 @@ import Testing
             "calls.listen": "false",
             "fade.out-ms": "0",
             "fade.in-ms": "1500",
+            "publish.interval-ms": "0",
         ])
+        #expect(c.publishIntervalMilliseconds == 0)
         #expect(c.fadeOutMilliseconds == 0)
         #expect(c.fadeInMilliseconds == 1500)
         #expect(c.strongDuckForPrompts)
@@ -111,6 +116,7 @@ import Testing
         ("interrupt.denied-applications", "[ { x = y } ]"),
         ("legacy.resume-on-device-return", "1"),
         ("calls.from-graph", "maybe"), ("calls.listen", "2"),
+        ("publish.interval-ms", "1001"), ("publish.interval-ms", "-5"), ("publish.interval-ms", "often"),
         ("alerts.prefer-no-interruptions", "never"),
         ("role.table", "[ Game ]"), ("role.table", "{ Game = ambient }"),
         ("role.table", "{ Game = { category = loud } }"), ("role.table", "{ Game = { mode = opera } }"),

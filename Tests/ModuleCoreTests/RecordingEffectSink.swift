@@ -38,6 +38,9 @@ class RecordingEffectSink {
     var flushRequests = 0
     /// Whether the table has `schedule_flush`, as the module's does: property changes wait.
     var defers: Bool { false }
+    /// Whether the table has `schedule_timer`, as the module's does; the timers asked for.
+    var timers: Bool { false }
+    var timerRequests: [(token: UInt64, milliseconds: UInt32)] = []
 
     /// The calls since the last `take()`, and forget them.
     func take() -> [EffectCall] {
@@ -46,7 +49,11 @@ class RecordingEffectSink {
     }
 
     /// The table, its callbacks recording into the sink `data` points to.
-    var table: as_core_effects { defers ? Self.deferringTable : Self.immediateTable }
+    var table: as_core_effects {
+        var t = defers ? Self.deferringTable : Self.immediateTable
+        if timers { t.schedule_timer = { data, token, ms in sink(data).timerRequests.append((token, ms)) } }
+        return t
+    }
 
     static let immediateTable = as_core_effects(
         version: UInt32(AS_CORE_EFFECTS_VERSION),

@@ -1,0 +1,162 @@
+import AudioSessionCoreABI
+import AudioSessionModuleCore
+import SessionPolicy
+import PipeWireFacts
+import Testing
+
+/// A recording sink with the module's timers: the core asks for them, the test runs them out.
+final class TimingEffectSink: RecordingEffectSink {
+    override var timers: Bool { true }
+}
+
+/// The published state is written at most once an interval (`publish.interval-ms`): a
+/// burst of changes costs the daemon one write a key, and nothing around an event waits.
+@Suite struct PublishingTests {
+    let sink = TimingEffectSink()
+    let core: ModuleCore
+    static let music = Recorded.musicStreamID
+    static let token = ModuleCore.publishTimerToken
+
+    init() {
+        var c = PolicyConfiguration()
+        c.publishIntervalMilliseconds = 20
+        core = ModuleCore(configuration: c, effects: sink)
+        for e in Recorded.idleGraph + Recorded.musicPlays { core.handle(e) }
+        settle()
+    }
+
+    /// Runs the publishing timer out until a whole interval passes without a change.
+    func settle() {
+        while runPublishTimer() {}
+        _ = sink.take()
+    }
+
+    /// Runs the publishing timer out if the core asked for it; whether it had.
+    @discardableResult
+    func runPublishTimer() -> Bool {
+        guard let i = sink.timerRequests.firstIndex(where: { $0.token == Self.token }) else { return false }
+        sink.timerRequests.remove(at: i)
+        core.timerFired(Self.token)
+        return true
+    }
+
+    func sessionWrites(_ calls: [EffectCall], subject: UInt32) -> [MetadataWrite] {
+        calls.metadataWrites.filter { $0.key == "audio-session.session" && $0.subject == subject }
+    }
+
+    @Test func aChangeAfterAQuietIntervalIsWrittenAtOnceAndTheNextOnesWaitForItsEnd() throws {
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        let first = sink.take()
+        // The session and the global state, both at once, and the interval starts.
+        #expect(sessionWrites(first, subject: Self.music).count == 1, "\(first)")
+        #expect(first.metadataWrites.contains { $0.key == "audio-session.global" }, "\(first)")
+        #expect(sink.timerRequests.map(\.milliseconds) == [20])
+
+        // Within the interval: started, stopped, started again. Nothing is written yet.
+        for running in [true, false, true] { core.handle(.streamRunning(NodeID(Self.music), running)) }
+        #expect(sink.take().metadataWrites.isEmpty)
+
+        // At its end: each key once, as it stands (playing), and another interval.
+        runPublishTimer()
+        let end = sink.take()
+        let writes = sessionWrites(end, subject: Self.music)
+        #expect(writes.count == 1, "\(end)")
+        #expect(try #require(writes.first?.value).bool("playing") == true)
+        #expect(end.metadataWrites.filter { $0.key == "audio-session.global" }.count == 1)
+        #expect(sink.timerRequests.map(\.milliseconds) == [20])
+    }
+
+    @Test func aStateThatCameBackWithinTheIntervalIsNotWrittenAgain() {
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        _ = sink.take()
+        core.handle(.streamRunning(NodeID(Self.music), true))
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        runPublishTimer()
+        #expect(sink.take().metadataWrites.isEmpty)
+        // A whole interval without a change: quiet again, and the timer stops.
+        #expect(runPublishTimer())
+        #expect(!runPublishTimer())
+        core.handle(.streamRunning(NodeID(Self.music), true))
+        #expect(sessionWrites(sink.take(), subject: Self.music).count == 1)
+    }
+
+    @Test func aSessionThatComesAndGoesWithinOneIntervalIsNeverWritten() {
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        _ = sink.take()
+        let c = ClientID(200), n = NodeID(201)
+        core.handle(.clientAdded(c, ["application.name": "blip", "pipewire.sec.pid": "4242"]))
+        core.handle(.streamAdded(n, client: c, direction: .output, ["media.role": "Notification", "application.name": "blip"]))
+        core.handle(.streamRemoved(n))
+        core.handle(.clientRemoved(c))
+        runPublishTimer()
+        let calls = sink.take()
+        #expect(calls.metadataWrites.allSatisfy { $0.subject != n.raw && $0.subject != c.raw }, "\(calls)")
+        #expect(core.pendingPublicationCount == 0)
+    }
+
+    @Test func nothingWaitsAroundAnEvent() throws {
+        // The interval runs: the music's stop is held.
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        core.handle(.streamRunning(NodeID(Self.music), true))
+        _ = sink.take()
+        // A call: the music is interrupted (an event), in the same interval.
+        for e in Recorded.phonePlays { core.handle(e) }
+        let calls = sink.take()
+        let keys = calls.metadataWrites.map(\.key)
+        let event = try #require(keys.firstIndex(of: "audio-session.event"), "\(calls)")
+        // The state the call's decision leaves is written with the event, not an interval later.
+        let musicState = calls.metadataWrites.indices.filter {
+            calls.metadataWrites[$0].key == "audio-session.session" && calls.metadataWrites[$0].subject == Self.music
+        }
+        #expect(musicState.contains { $0 > event }, "\(keys)")
+        let last = try #require(musicState.last.map { calls.metadataWrites[$0].value })
+        #expect(last?.bool("playing") == false)
+        #expect(core.pendingPublicationCount == 0)
+    }
+
+    @Test func aRecreatedMetadataObjectIsWrittenWholeAtOnce() {
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        core.handle(.streamRunning(NodeID(Self.music), true))
+        _ = sink.take()
+        core.republish()
+        let calls = sink.take()
+        #expect(calls.metadataWrites.filter { $0.key == "audio-session.global" }.count == 1)
+        #expect(sessionWrites(calls, subject: Self.music).last?.value?.bool("playing") == true)
+        #expect(core.pendingPublicationCount == 0)
+    }
+
+    @Test func aBurstOverManySessionsIsWrittenOverSeveralTurns() {
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        _ = sink.take()
+        for i in 0..<100 {
+            let c = ClientID(UInt32(1000 + 2 * i)), n = NodeID(UInt32(1001 + 2 * i))
+            core.handle(.clientAdded(c, ["application.name": "player\(i)"]))
+            core.handle(.streamAdded(n, client: c, direction: .output, ["application.name": "player\(i)"]))
+        }
+        #expect(sink.take().metadataWrites.isEmpty)
+        runPublishTimer()
+        let first = sink.take().metadataWrites
+        #expect(first.count == 64)
+        // The rest on the next turn of the loop.
+        #expect(sink.timerRequests.map(\.milliseconds) == [0])
+        runPublishTimer()
+        let rest = sink.take().metadataWrites
+        // Each new session once (legacy streams: the subject is the node).
+        let subjects: [UInt32] = (first + rest).map(\.subject).sorted()
+        let streams: [UInt32] = (0..<100).map { UInt32(1001 + 2 * $0) }
+        #expect(subjects == streams)
+    }
+
+    @Test func withoutTimersEveryChangeIsWrittenAtOnce() {
+        let immediate = RecordingEffectSink()
+        var c = PolicyConfiguration()
+        c.publishIntervalMilliseconds = 20
+        let core = ModuleCore(configuration: c, effects: immediate)
+        for e in Recorded.idleGraph + Recorded.musicPlays { core.handle(e) }
+        _ = immediate.take()
+        for running in [false, true, false] {
+            core.handle(.streamRunning(NodeID(Self.music), running))
+            #expect(sessionWrites(immediate.take(), subject: Self.music).count == 1)
+        }
+    }
+}
