@@ -249,7 +249,16 @@ struct client_entry {
 	struct pw_resource *own;
 	struct spa_hook own_listener;		/**< the resource's methods */
 	struct spa_hook own_resource_listener;	/**< its destroy */
+	/* Held until the loop's next turn (impl->held_clients): a client that rewrites
+	 * its properties many times in a burst is read once, as it stands then. */
+	struct spa_list held_link;
+	bool held;
+	bool props_changed;			/**< its properties changed */
+	struct pw_properties *own_requests;	/**< the request keys it wrote itself, latest values */
 };
+
+/** At most this many request keys of one client are held between two loop turns. */
+#define MAX_HELD_REQUESTS	16
 
 struct impl {
 	struct pw_context *context;
@@ -276,6 +285,7 @@ struct impl {
 	struct spa_list nodes;
 	struct spa_list clients;
 	struct spa_list devices;
+	struct spa_list held_clients;	/**< struct client_entry whose changes wait for on_flush */
 	struct spa_list timers;		/**< struct timer_entry: the core's timers that run */
 	struct spa_list spare_timers;	/**< fired ones, kept for reuse (at most SPARE_TIMERS) */
 	uint32_t n_spare_timers;
@@ -303,6 +313,19 @@ static struct as_props props_of(const struct spa_dict *dict)
 	if (dict == NULL)
 		return (struct as_props) { NULL, 0 };
 	return (struct as_props) { (const struct as_prop *) dict->items, dict->n_items };
+}
+
+/* ---- held client changes ------------------------------------------------------ */
+
+static void flush_held_clients(struct impl *impl);
+
+/** The core, for an event: the client changes held so far reach it first, so it sees
+ * the graph in the order things happened. */
+static as_core *core_for_event(struct impl *impl)
+{
+	if (!spa_list_is_empty(&impl->held_clients))
+		flush_held_clients(impl);
+	return impl->core;
 }
 
 /* ---- lookups ---------------------------------------------------------------- */
@@ -356,7 +379,7 @@ static void endpoint_to_core(struct impl *impl, struct node_entry *n, const stru
 {
 	struct pw_properties *merged = endpoint_props(impl, n, node_props);
 	struct as_props p = props_of(merged ? &merged->dict : node_props);
-	call(impl->core, n->id, &p);
+	call(core_for_event(impl), n->id, &p);
 	pw_properties_free(merged);
 }
 
@@ -418,7 +441,7 @@ static void on_faded_out(void *data, uint32_t node_id)
 {
 	struct impl *impl = data;
 	if (impl->core != NULL)
-		as_core_stream_faded_out(impl->core, node_id);
+		as_core_stream_faded_out(core_for_event(impl), node_id);
 }
 
 static void effect_listen(void *data, uint32_t node_id, bool on)
@@ -439,7 +462,7 @@ static void on_heard(void *data, uint32_t node_id)
 {
 	struct impl *impl = data;
 	if (impl->core != NULL)
-		as_core_stream_heard(impl->core, node_id);
+		as_core_stream_heard(core_for_event(impl), node_id);
 }
 
 static void effect_silence(void *data, uint32_t node_id, bool silenced)
@@ -501,7 +524,7 @@ static void on_timer(void *data, uint64_t expirations)
 		timer_free(t);
 	}
 	if (impl->core != NULL)
-		as_core_timer_fired(impl->core, token);
+		as_core_timer_fired(core_for_event(impl), token);
 }
 
 static void effect_schedule_timer(void *data, uint64_t token, uint32_t milliseconds)
@@ -540,8 +563,10 @@ static void effect_schedule_timer(void *data, uint64_t token, uint32_t milliseco
 static void on_flush(void *data, uint64_t count)
 {
 	struct impl *impl = data;
-	if (impl->core != NULL)
-		as_core_flush(impl->core);
+	if (impl->core == NULL)
+		return;
+	flush_held_clients(impl);
+	as_core_flush(impl->core);
 }
 
 static const struct as_core_effects core_effects = {
@@ -577,9 +602,9 @@ static void node_destroy(void *data)
 	 * removal yet: the core pauses what played through a private sink now. */
 	n->removed = true;
 	if (n->kind == OBJECT_ENDPOINT)
-		as_core_endpoint_removed(impl->core, n->id);
+		as_core_endpoint_removed(core_for_event(impl), n->id);
 	else
-		as_core_stream_removed(impl->core, n->id);
+		as_core_stream_removed(core_for_event(impl), n->id);
 	node_forget(n);
 }
 
@@ -618,7 +643,7 @@ static void source_check_mute(struct node_entry *n)
 		return;
 	n->muted = mute;
 	pw_log_info("source %u %s", n->id, mute ? "muted" : "unmuted");
-	as_core_endpoint_mute_changed(n->impl->core, n->id, mute);
+	as_core_endpoint_mute_changed(core_for_event(n->impl), n->id, mute);
 }
 
 static void node_info_changed(void *data, const struct pw_node_info *info)
@@ -644,7 +669,7 @@ static void node_info_changed(void *data, const struct pw_node_info *info)
 		return;
 	}
 	props = props_of(info->props);
-	as_core_stream_changed(n->impl->core, n->id, &props);
+	as_core_stream_changed(core_for_event(n->impl), n->id, &props);
 }
 
 static void node_state_changed(void *data, enum pw_node_state old,
@@ -656,7 +681,7 @@ static void node_state_changed(void *data, enum pw_node_state old,
 	if (n->kind != OBJECT_STREAM || running == (bool) n->running)
 		return;
 	n->running = running;
-	as_core_stream_running(n->impl->core, n->id, running);
+	as_core_stream_running(core_for_event(n->impl), n->id, running);
 }
 
 static void node_active_changed(void *data, bool active)
@@ -667,7 +692,7 @@ static void node_active_changed(void *data, bool active)
 	 * own resume: the core reads it as an activation request if it holds the
 	 * stream paused (R16), never as a silent bypass. */
 	if (n->kind == OBJECT_STREAM && active && !n->changing_active)
-		as_core_stream_activated(n->impl->core, n->id);
+		as_core_stream_activated(core_for_event(n->impl), n->id);
 }
 
 static const struct pw_impl_node_events node_events = {
@@ -736,31 +761,79 @@ static void add_node(struct impl *impl, struct pw_global *global)
 		merged = endpoint_props(impl, n, &props->dict);
 		if (merged != NULL)
 			p = props_of(&merged->dict);
-		as_core_endpoint_added(impl->core, id, endpoint, &p);
+		as_core_endpoint_added(core_for_event(impl), id, endpoint, &p);
 		pw_properties_free(merged);
 		/* A source muted before we saw it: the core starts from unmuted. */
 		if (n->is_source)
 			source_check_mute(n);
 	} else {
 		uint32_t client_id = (uint32_t) pw_properties_get_uint32(props, PW_KEY_CLIENT_ID, SPA_ID_INVALID);
-		as_core_stream_added(impl->core, id, client_id, direction, &p);
+		as_core_stream_added(core_for_event(impl), id, client_id, direction, &p);
 		n->running = pw_impl_node_get_info(node)->state == PW_NODE_STATE_RUNNING;
 		if (n->running)
-			as_core_stream_running(impl->core, id, true);
+			as_core_stream_running(core_for_event(impl), id, true);
 	}
 }
 
 /* ---- clients --------------------------------------------------------------- */
 
+/** Holds `c`'s changes until the loop's next turn (the latest change last). */
+static void client_hold(struct client_entry *c)
+{
+	struct impl *impl = c->impl;
+	bool first = spa_list_is_empty(&impl->held_clients);
+
+	if (c->held)
+		spa_list_remove(&c->held_link);
+	c->held = true;
+	spa_list_append(&impl->held_clients, &c->held_link);
+	if (first && impl->flush_event != NULL)
+		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
+}
+
+static void client_release(struct client_entry *c)
+{
+	if (c->held)
+		spa_list_remove(&c->held_link);
+	c->held = false;
+	c->props_changed = false;
+	if (c->own_requests != NULL)
+		pw_properties_clear(c->own_requests);
+}
+
+/** Hands the held client changes to the core: each client's properties as they stand,
+ * then the requests it wrote itself, as the daemon reported them (info first). */
+static void flush_held_clients(struct impl *impl)
+{
+	struct client_entry *c;
+	struct as_props props;
+
+	while (!spa_list_is_empty(&impl->held_clients)) {
+		c = spa_list_first(&impl->held_clients, struct client_entry, held_link);
+		spa_list_remove(&c->held_link);
+		c->held = false;
+		if (c->props_changed) {
+			const struct pw_properties *p = pw_impl_client_get_properties(c->client);
+			c->props_changed = false;
+			props = props_of(p ? &p->dict : NULL);
+			as_core_client_changed(impl->core, c->id, &props);
+		}
+		if (c->own_requests != NULL && c->own_requests->dict.n_items > 0) {
+			props = props_of(&c->own_requests->dict);
+			as_core_client_own_properties(impl->core, c->id, &props);
+			pw_properties_clear(c->own_requests);
+		}
+	}
+}
+
 static void client_info_changed(void *data, const struct pw_client_info *info)
 {
 	struct client_entry *c = data;
-	struct as_props props;
 
 	if (!(info->change_mask & PW_CLIENT_CHANGE_MASK_PROPS))
 		return;
-	props = props_of(info->props);
-	as_core_client_changed(c->impl->core, c->id, &props);
+	c->props_changed = true;
+	client_hold(c);
 }
 
 static void client_unwatch_own(struct client_entry *c)
@@ -774,6 +847,8 @@ static void client_unwatch_own(struct client_entry *c)
 
 static void client_forget(struct client_entry *c)
 {
+	client_release(c);
+	pw_properties_free(c->own_requests);
 	client_unwatch_own(c);
 	spa_hook_remove(&c->listener);
 	spa_list_remove(&c->link);
@@ -809,16 +884,40 @@ static int8_t core_access_granted(struct impl *impl, struct pw_impl_client *clie
 static void client_destroy(void *data)
 {
 	struct client_entry *c = data;
-	as_core_client_removed(c->impl->core, c->id);
+	as_core_client_removed(core_for_event(c->impl), c->id);
 	client_forget(c);
 }
 
-/* Runs after the daemon applied the update (its listener was added first). */
+/** A key the core reads from a client's own writing: the global switch requests and
+ * the MPRIS bridge's reports (`audio.session.control.*`), and `pipewire.access`. */
+static bool is_request_key(const char *key)
+{
+	return key != NULL && (spa_strstartswith(key, "audio.session.control.") ||
+			spa_streq(key, PW_KEY_ACCESS));
+}
+
+/* Runs after the daemon applied the update (its listener was added first). Only the
+ * request keys are kept, the latest value of each, until the loop's next turn. */
 static int own_update_properties(void *data, const struct spa_dict *dict)
 {
 	struct client_entry *c = data;
-	struct as_props props = props_of(dict);
-	as_core_client_own_properties(c->impl->core, c->id, &props);
+	const struct spa_dict_item *item;
+	bool any = false;
+
+	spa_dict_for_each(item, dict) {
+		if (!is_request_key(item->key))
+			continue;
+		if (c->own_requests == NULL && (c->own_requests = pw_properties_new(NULL, NULL)) == NULL)
+			return 0;
+		/* A client cannot hold more than a few keys here: new ones past that are dropped. */
+		if (c->own_requests->dict.n_items >= MAX_HELD_REQUESTS &&
+		    pw_properties_get(c->own_requests, item->key) == NULL)
+			continue;
+		pw_properties_set(c->own_requests, item->key, item->value);
+		any = true;
+	}
+	if (any)
+		client_hold(c);
 	return 0;
 }
 
@@ -911,7 +1010,7 @@ static void add_client(struct impl *impl, struct pw_global *global)
 			identity.core_access == 0 ? ", no access granted to the core yet" : "",
 			identity.flatpak ? ", in a Flatpak" : "");
 	p = props_of(props ? &props->dict : NULL);
-	as_core_client_added(impl->core, c->id, &p, &identity);
+	as_core_client_added(core_for_event(impl), c->id, &p, &identity);
 	free(buf);
 }
 
@@ -954,7 +1053,7 @@ static void device_report_routes(struct impl *impl, struct device_entry *d, stru
 			.unavailable = unavailable,
 			.n_unavailable = n_unavailable,
 		};
-		as_core_endpoint_routes(impl->core, n->id, &facts);
+		as_core_endpoint_routes(core_for_event(impl), n->id, &facts);
 	}
 }
 
@@ -972,7 +1071,7 @@ static void device_routes_ready(void *data, const struct as_route_set *set)
 		spa_scnprintf(d->profile, sizeof(d->profile), "%s", profile);
 		d->told_profile = true;
 		pw_log_info("device %u: profile %s", d->id, d->profile[0] ? d->profile : "(none)");
-		as_core_device_profile(d->impl->core, d->id, d->profile);
+		as_core_device_profile(core_for_event(d->impl), d->id, d->profile);
 	}
 }
 
@@ -1001,7 +1100,7 @@ static void device_destroy(void *data)
 	device_forget(d);
 	if (told) {
 		pw_log_info("device %u: removed", id);
-		as_core_device_removed(impl->core, id);
+		as_core_device_removed(core_for_event(impl), id);
 	}
 }
 
@@ -1044,7 +1143,7 @@ static void add_link(struct impl *impl, struct pw_global *global)
 
 	if (out == SPA_ID_INVALID || in == SPA_ID_INVALID)
 		return;
-	as_core_link_added(impl->core, pw_global_get_id(global), out, in);
+	as_core_link_added(core_for_event(impl), pw_global_get_id(global), out, in);
 }
 
 static void context_global_added(void *data, struct pw_global *global)
@@ -1067,7 +1166,7 @@ static void context_global_removed(void *data, struct pw_global *global)
 
 	/* Nodes and clients leave through their own destroy hooks, earlier. */
 	if (pw_global_is_type(global, PW_TYPE_INTERFACE_Link))
-		as_core_link_removed(impl->core, pw_global_get_id(global));
+		as_core_link_removed(core_for_event(impl), pw_global_get_id(global));
 }
 
 static const struct pw_context_events context_events = {
@@ -1174,7 +1273,7 @@ static void on_recreate_metadata(void *data, uint64_t count)
 	}
 	spa_list_for_each(c, &impl->clients, link)
 		restrict_metadata(impl, c->client);
-	as_core_republish(impl->core);
+	as_core_republish(core_for_event(impl));
 	pw_log_info("metadata %s is back (id %u)", METADATA_NAME, impl->metadata_id);
 }
 
@@ -1277,6 +1376,7 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 	spa_list_init(&impl->devices);
 	spa_list_init(&impl->timers);
 	spa_list_init(&impl->spare_timers);
+	spa_list_init(&impl->held_clients);
 
 	impl->args = args ? pw_properties_new_string(args) : pw_properties_new(NULL, NULL);
 	if (impl->args == NULL) {

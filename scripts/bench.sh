@@ -18,15 +18,19 @@ mkdir -p "$out" docs/bench
 
 ./scripts/ensure-deps.sh
 
-# The plotting tool: Debian's matplotlib for Debian's python3 (not a pyenv/venv python).
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+# The plotting tool (Debian's matplotlib for Debian's python3, not a pyenv/venv python)
+# and the profiler for the profile section (perf, from linux-perf).
+missing=""
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || missing="$missing python3-matplotlib"
+command -v perf >/dev/null 2>&1 || missing="$missing linux-perf"
+if [ -n "$missing" ]; then
   if [ "$(id -u)" -eq 0 ]; then
-    echo "bench: installing python3-matplotlib (plots)" >&2
+    echo "bench: installing$missing (plots, profile)" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -q --no-install-recommends python3-matplotlib >&2 ||
-      { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends python3-matplotlib >&2; }
+    apt-get install -y -q --no-install-recommends $missing >&2 ||
+      { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends $missing >&2; }
   else
-    echo "bench: missing Debian package python3-matplotlib; install it with: sudo apt-get install -y python3-matplotlib" >&2
+    echo "bench: missing Debian packages:$missing; install them with: sudo apt-get install -y$missing" >&2
     exit 1
   fi
 fi

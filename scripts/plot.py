@@ -255,6 +255,43 @@ def added_daemon_memory(mod, base):
     return None
 
 
+def cost_ratios(mod, base):
+    """The module's daemon CPU per event against stock's, per workload: [(label, module ms
+    per 1,000, stock ms per 1,000, ratio)], only where both were measured."""
+    out = []
+    c, cb = mod.get("cpu") or {}, base.get("cpu") or {}
+    ch, chb = mod.get("churn") or {}, base.get("churn") or {}
+    pairs = [("stream pause/resume", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand")),
+             ("stream churn (create/destroy)", ch.get("cpuMsPerThousandStreamEvents"), chb.get("cpuMsPerThousandStreamEvents"))]
+    floods = {f["mode"]: f for f in mod.get("propertyFloods") or [] if f.get("ok")}
+    bfloods = {f["mode"]: f for f in base.get("propertyFloods") or [] if f.get("ok")}
+    for mode, label in (("activation", "activation-request updates"), ("silent", "silent-mode flips")):
+        pairs.append((label, (floods.get(mode) or {}).get("cpuMsPerThousand"), (bfloods.get(mode) or {}).get("cpuMsPerThousand")))
+    for label, a, b in pairs:
+        a, b = num(a), num(b)
+        if a is not None and b:
+            out.append((label, a, b, a / b))
+    return out
+
+
+def loop_stall(system):
+    """The largest round trip of the loop probe during the churn (ms), or None."""
+    return num((system.get("churn") or {}).get("loopLargestMs"))
+
+
+def hostile_memory(mod, base):
+    """pipewire's RssAnon after the hostile clients, module and stock (MiB), and what was
+    read: with WirePlumber and pipewire-pulse gone when measured, else after the last round."""
+    fa, fb = mod.get("faults") or {}, base.get("faults") or {}
+    if num(fa.get("rssAnonAloneKiB")) and num(fb.get("rssAnonAloneKiB")):
+        return fa["rssAnonAloneKiB"] / 1024, fb["rssAnonAloneKiB"] / 1024, "with WirePlumber and pipewire-pulse gone"
+    a = (fa.get("rssAnonKiB") or [None])[-1]
+    b = (fb.get("rssAnonKiB") or [None])[-1]
+    if num(a) is None or num(b) is None:
+        return None
+    return a / 1024, b / 1024, "after the last round"
+
+
 def idle_wakeups(system):
     """The daemon's wake-ups per minute while idle, or None."""
     return num((system.get("idle") or {}).get("wakeupsPerMinute"))
@@ -377,12 +414,44 @@ def target_wakeups(mod, base):
             f"{met(wake == 0)} |"]
 
 
+CPU_TARGET = 1.1
+GRAPH_CYCLE_MS = 1024 / 48  # one cycle at 1024 frames, 48 kHz
+
+
+def target_cpu(mod, base):
+    ratios = cost_ratios(mod, base)
+    if not ratios:
+        return []
+    worst = max(ratios, key=lambda r: r[3])
+    return [f"| daemon CPU per event at most {CPU_TARGET}× stock's | "
+            + "; ".join(f"{label} {ratio:.2f}×" for label, _, _, ratio in ratios)
+            + f" | 1.00× | {met(worst[3] <= CPU_TARGET)} |"]
+
+
+def target_stall(mod, base):
+    a, b = loop_stall(mod), loop_stall(base)
+    if a is None:
+        return []
+    return [f"| no stall of the daemon's loop above one graph cycle ({GRAPH_CYCLE_MS:.1f} ms) | largest round trip "
+            f"{a:.1f} ms during the churn | {f(b)} ms | {met(a <= GRAPH_CYCLE_MS)} |"]
+
+
+def target_hostile_memory(mod, base):
+    m = hostile_memory(mod, base)
+    if m is None:
+        return []
+    a, b, when = m
+    return [f"| memory given back after hostile clients: within 8 MB of stock's | RssAnon {a:.1f} MiB {when} "
+            f"({a - b:+.1f} MiB) | {b:.1f} MiB | {met((a - b) * 1.048576 <= 8)} |"]
+
+
 def md_targets(res, policy):
     sy = systems(res)
     mod, base = sy.get("module") or {}, sy.get("baseline") or {}
     return (["## Targets", "", "| target | measured (module) | baseline | |", "|---|---|---|---|"]
             + target_headphones(mod, base) + target_duck(mod, base) + target_notify(mod) + target_policy(policy)
-            + target_memory(mod, base, res["parameters"]) + target_wakeups(mod, base) + [""])
+            + target_memory(mod, base, res["parameters"]) + target_wakeups(mod, base)
+            + target_cpu(mod, base) + target_stall(mod, base) + target_hostile_memory(mod, base) + [""])
 
 
 def md_headphones(res, rel):
@@ -635,10 +704,29 @@ def md_daemon(res):
     w(side_by_side_row(f"RSS without shared buffers, {p['streams']} streams", s_.get("rssNoShmemKiB"),
                        sb.get("rssNoShmemKiB"), " MiB", 1, mib))
     w(side_by_side_row("CPU per 1,000 pause/resume events", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand"), " ms", 1))
+    floods = {x["mode"]: x for x in mod.get("propertyFloods") or []}
+    bfloods = {x["mode"]: x for x in base.get("propertyFloods") or []}
+    for mode, label in (("activation", "CPU per 1,000 activation-request updates"), ("silent", "CPU per 1,000 silent-mode flips")):
+        if mode in floods or mode in bfloods:
+            w(side_by_side_row(label, (floods.get(mode) or {}).get("cpuMsPerThousand"),
+                               (bfloods.get(mode) or {}).get("cpuMsPerThousand"), " ms", 1))
     w(side_by_side_row(f"idle wake-ups per minute ({p['idleSeconds']:.0f} s window)", idle_wakeups(mod),
                        idle_wakeups(base), "", 1))
     w(side_by_side_row("idle CPU in the window", i.get("cpuMsInWindow"), ib.get("cpuMsInWindow"), " ms", 2))
     w("")
+    if mod.get("propertyFloods"):
+        counts = {x["mode"]: x["updates"] for x in mod["propertyFloods"]}
+        w(f"Property updates: one client rewrites its own properties as fast as the daemon takes them "
+          f"(`Tests/Fixtures/prop-flood.c`, a round trip every 100 updates): {counts.get('activation', 0):,} bumps of "
+          f"`audio.session.activation-request` of a declared playback session (what every `setActive` sends), then "
+          f"{counts.get('silent', 0):,} flips of `audio.session.control.silent-mode`. The module reads a burst once, on the "
+          "loop's next turn, as it stands then.")
+        w("")
+    ratios = cost_ratios(mod, base)
+    if ratios:
+        w("Daemon CPU per event, module against stock: " + "; ".join(
+            f"{label} {ratio:.2f}× ({a:.1f} against {b:.1f} ms per 1,000)" for label, a, b, ratio in ratios) + ".")
+        w("")
     if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         w(f"Ratio: the daemon's idle RSS with the module is {i['rssKiB'] / ib['rssKiB']:.2f}× the baseline's "
           "(most of the addition is the statically linked Swift runtime and core).")
@@ -679,7 +767,11 @@ CHURN_ROWS = [
     ("daemon CPU per 1,000 stream events", "cpuMsPerThousandStreamEvents", 1, 1, " ms"),
     ("metadata updates seen", "metadataUpdates"),
     ("xrun / late-client log lines", "xrunLogLines"),
-    ("largest lag of the churn schedule", "maxLateMs", 1, 1, " ms"),
+    ("largest lag of the churn schedule (the helper's own)", "maxLateMs", 1, 1, " ms"),
+    ("daemon loop: round trips of the probe", "loopRoundTrips"),
+    ("daemon loop: largest round trip", "loopLargestMs", 1, 1, " ms"),
+    ("daemon loop: p99 round trip", "loopP99Ms", 2, 1, " ms"),
+    ("daemon loop: median round trip", "loopMedianMs", 3, 1, " ms"),
 ]
 
 
@@ -695,7 +787,11 @@ def md_churn(res, rel):
       f"second it destroys the oldest and creates a new one, for {p['churnSeconds']:.0f} s. Memory before (idle, sinks "
       f"suspended) and after (streams gone, sinks suspended again); *decisions*: `audio-session` metadata updates seen "
       f"by a `pw-metadata -m` listener (each session published or removed; the module's decisions made visible); "
-      f"xruns: lines of the daemon's log (warnings and errors) that mention an xrun, an underrun or a late client.")
+      f"xruns: lines of the daemon's log (warnings and errors) that mention an xrun, an underrun or a late client. "
+      f"*Daemon loop*: a probe client (`Tests/Fixtures/loop-probe.c`) asks the daemon for a round trip (a core sync) "
+      f"every 5 ms during the churn; a round trip waits for whatever the daemon's main loop was doing, so the largest "
+      f"one bounds how long the loop was held. The schedule's lag is the churn helper's own: it is an AudioSession "
+      f"client, whose thread also reads every session the module publishes, so it says little about the daemon.")
     w("")
     w("| | module | baseline |")
     w("|---|---:|---:|")
@@ -724,6 +820,43 @@ def md_churn(res, rel):
     if rel.get("daemon"):
         w(f"![daemon memory, CPU and notification latency]({rel['daemon']})")
         w("")
+    return L
+
+
+def md_profile(res):
+    """Where the daemon's time goes: perf's self time per workload (the module system)."""
+    prof = (systems(res).get("module") or {}).get("profile") or {}
+    if not prof:
+        return []
+    L = ["## 8. Where the daemon's time goes", ""]
+    w = L.append
+    if prof.get("error"):
+        w(f"Not profiled: {prof['error']}.")
+        w("")
+        return L
+    w("`perf record -F 1999 -p <pipewire>` (self time, no call graphs) on the module system's daemon while each "
+      "workload runs (the pause/resume toggles and the activation-request flood of section 6, 20 s of the churn of "
+      "section 7); `perf report --sort dso,sym`. Shares are of all the daemon's samples (its main loop and its data "
+      "thread; the kernel's part is mostly the daemon's own system calls and wake-ups). Swift symbols are demangled "
+      "(`swift demangle --simplified`).")
+    w("")
+    for wl in prof.get("workloads") or []:
+        w(f"**{wl['name']}** ({f(wl.get('samples'), 0)} samples)" + (f": `{wl['error']}`" if wl.get("error") else ""))
+        w("")
+        if wl.get("objects"):
+            w("By object: " + "; ".join(f"`{o['object']}` {o['percent']:.1f}%" for o in wl["objects"]) + ".")
+            w("")
+        if wl.get("top"):
+            w("| self | object | symbol |")
+            w("|---:|---|---|")
+            for e in wl["top"]:
+                sym = e["symbol"].replace("|", "\\|")
+                w(f"| {e['percent']:.2f}% | `{e['object']}` | `{sym}` |")
+            w("")
+        if wl.get("module"):
+            w("The module's own symbols: " + "; ".join(
+                f"`{e['symbol'].replace('|', '/')}` {e['percent']:.2f}%" for e in wl["module"]) + ".")
+            w("")
     return L
 
 
@@ -760,7 +893,7 @@ def md_reproducing():
 def build_markdown(res, policy, plots, wall):
     rel = {k: os.path.relpath(v, ".") if v else None for k, v in plots.items()}
     L = (md_header(res, wall) + md_targets(res, policy) + md_headphones(res, rel) + md_ducking(res, rel)
-         + md_interrupt(res, rel) + md_notify(res) + md_policy(policy, rel) + md_daemon(res) + md_churn(res, rel)
+         + md_interrupt(res, rel) + md_notify(res) + md_policy(policy, rel) + md_daemon(res) + md_churn(res, rel) + md_profile(res)
          + bench_generations.section(res) + bench_generations.peer_section(res) + bench_generations.faults_section(res)
          + md_problems(res)
          + md_reproducing())

@@ -27,7 +27,7 @@ public final class ModuleCore {
     let publishInterval: UInt32
     /// Publications held until the publishing timer runs out, the latest per key.
     var heldPublications: [PublishedKey: Publication] = [:]
-    /// What the metadata holds for each key the module wrote (only while publications are
+    /// What the metadata holds for each key the module wrote (kept when publications can be
     /// held: a held value equal to it is not written again).
     var written: [PublishedKey: Publication] = [:]
     /// Whether the publishing timer runs: publications wait for it.
@@ -235,7 +235,7 @@ public final class ModuleCore {
         }
     }
 
-    /// Writes `publication` unless the metadata already says it (while publications are held).
+    /// Writes `publication` unless the metadata already says it (when publications can be held).
     func write(_ publication: Publication) {
         if publishInterval > 0 {
             let key = publication.key

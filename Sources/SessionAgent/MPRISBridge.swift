@@ -78,10 +78,16 @@ public final class MPRISBridge: @unchecked Sendable {
         for p in players { perform(governor.playerGone(p)) }
     }
 
+    /// A player's `PlaybackStatus` changed. The signal says that it changed, not what it is
+    /// now: a signal sent before our last read of the status (an answer to a call overtakes
+    /// the signals still queued) would hand the governor an old value after a newer one, and
+    /// an old Playing after our Pause looks like the user pressing play. So the status is
+    /// read again and the governor hears what it is now (a repeat is no news to it).
     func propertiesChanged(_ signal: DBusSignal) {
         guard let changed = signal.arguments[1]?.dictionary, let raw = changed["PlaybackStatus"]?.string,
-              let status = MPRISGovernor.PlaybackStatus(rawValue: raw) else { return }
+              let signalled = MPRISGovernor.PlaybackStatus(rawValue: raw) else { return }
         for (player, owner) in watched.sorted(by: { $0.key < $1.key }) where owner == signal.sender {
+            let status = playbackStatus(of: player) ?? signalled
             log("\(player) reports \(status.rawValue)")
             perform(governor.statusChanged(player: player, status))
         }
@@ -224,6 +230,9 @@ public final class MPRISBridge: @unchecked Sendable {
                 log(ok ? "resumed \(player)" : "\(player) refused Play")
             case .report(let governed, let released):
                 session.reportMPRISPlayers(governed: governed, released: released)
+                log(governed.isEmpty ? "governs no stream now"
+                    : "governs " + governed.keys.sorted().map { "stream \($0) (\(governed[$0] ?? "")\(released.contains($0) ? ", released" : ""))" }
+                        .joined(separator: ", "))
             }
         }
         // The status after our Pause, once this list's own report is out (a player that

@@ -24,8 +24,8 @@ struct BenchOptions: ParsableCommand {
     var out = "bench-out"
     @Flag(help: "Few trials and short windows: a quick look, not figures to publish.")
     var quick = false
-    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, props, churn, faults, bluetooth and peer (the PipeWire 1.6 systems only).", valueName: "list"))
-    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,props,churn,faults,bluetooth,peer"
+    @Option(help: ArgumentHelp("Sections to run, comma separated: idle, headphones, duck, interrupt, notify, streams, cpu, props, churn, profile (the module system: perf on the daemon), faults, bluetooth and peer (the PipeWire 1.6 systems only).", valueName: "list"))
+    var only = "idle,headphones,duck,interrupt,notify,streams,cpu,props,churn,profile,faults,bluetooth,peer"
     @Option(help: ArgumentHelp("Systems to measure, comma separated (default: module,baseline, the -pw1.4 systems when a 1.4 tree is given and the -pw1.6 pair when a 1.6 root is given).", valueName: "list"))
     var systems: String?
     @Option(name: .customLong("pw14-prefix"), help: ArgumentHelp("The PipeWire 1.4 tree (default: AUDIO_SESSION_PIPEWIRE_PREFIX).", valueName: "dir"))

@@ -81,6 +81,12 @@ struct ChurnResult: Codable {
     var xrunSamples: [String]
     /// The churn helper (an AudioSession client) died: what it printed.
     var helperCrashes: [String] = []
+    /// A probe client's round trips to the daemon (a core sync every 5 ms) during the churn:
+    /// how long the daemon's main loop kept a client waiting (largest, p99, median, ms).
+    var loopRoundTrips: Int?
+    var loopLargestMs: Double?
+    var loopP99Ms: Double?
+    var loopMedianMs: Double?
 }
 
 struct NotifyResult: Codable {
@@ -239,8 +245,11 @@ enum DaemonCost {
 
     /// The churn: a helper keeps `live` streams, destroying the oldest and creating one `rate` times
     /// a second. Should the helper crash, that is recorded and a new one carries on for the rest.
-    static func churn(_ sandbox: Sandbox, seconds: Double, rate: Double, live: Int) -> ChurnResult {
+    static func churn(_ sandbox: Sandbox, seconds: Double, rate: Double, live: Int, probe: String) -> ChurnResult {
         var r = ChurnResult(ok: false, live: live, rate: rate, xrunSamples: [])
+        let probeStart = sandbox.directory + "/tmp/churn-go-1", probeStop = sandbox.directory + "/tmp/churn-probe-stop"
+        let prober = FileManager.default.isExecutableFile(atPath: probe) ? try? sandbox.spawn([probe, "5", probeStart, probeStop]) : nil
+        defer { prober?.terminate(signal: SIGKILL, timeout: 3) }
         let log = sandbox.directory + "/logs/pipewire.log"
         do {
             guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
@@ -314,6 +323,19 @@ enum DaemonCost {
                     lateMax = max(lateMax, res["maxLateMs"] as? Double ?? 0)
                     elapsed += res["seconds"] as? Double ?? Date().timeIntervalSince(t0)
                     h.terminate(signal: SIGKILL, timeout: 3)
+                }
+            }
+            FileManager.default.createFile(atPath: probeStop, contents: nil)
+            if let p = prober {
+                try? sandbox.waitUntil(timeout: 15, poll: 0.05, "the loop probe's figures") { helperOutput(p).contains("DONE") || !p.isRunning }
+                if let line = helperOutput(p).split(separator: "\n").first(where: { $0.hasPrefix("DONE ") }) {
+                    let f = line.split(separator: " ").dropFirst().map { Double($0) }
+                    if f.count == 4 {
+                        r.loopRoundTrips = f[0].map { Int($0) }
+                        r.loopLargestMs = f[1]
+                        r.loopP99Ms = f[2]
+                        r.loopMedianMs = f[3]
+                    }
                 }
             }
             r.seconds = elapsed

@@ -19,6 +19,9 @@ struct FaultsResult: Codable {
     /// Hostile clients connected, declared and answered per second (the fixture's own
     /// start-up to its "ready", per round).
     var clientsPerSecond: [Double] = []
+    /// pipewire's RssAnon once the rounds are over and WirePlumber and pipewire-pulse have
+    /// been stopped too (what the daemon keeps with nobody left but itself), kB.
+    var rssAnonAloneKiB: Int?
     /// pipewire PIDs that changed during the section (a crash and restart): must be 0.
     var crashes: Int = 0
     var error: String?
@@ -81,6 +84,26 @@ enum Faults {
                 if let kB = Proc.statusKiB(pw.pid, ["RssAnon"])["RssAnon"] { r.rssAnonKiB.append(kB) }
                 progress("   faults round \(round): \(perRound) hostile clients, pipewire RssAnon \(r.rssAnonKiB.last ?? -1) kB")
             }
+            // Nobody left but the daemon: the session manager and the pulse server go too,
+            // with every proxy they held (the sandbox is not used after this section).
+            for d in sandbox.daemonProcesses where d.name == "wireplumber" || d.name == "pipewire-pulse" {
+                _ = d.terminate(signal: SIGTERM, timeout: 10)
+            }
+            try sandbox.waitUntil(timeout: 10, poll: 0.2, "the daemon to drop the session manager's clients") {
+                !Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").contains {
+                    let name = Sandbox.props($0)["application.name"] as? String ?? ""
+                    return name == "WirePlumber" || name == "pipewire-pulse" || name.hasPrefix("WirePlumber")
+                }
+            }
+            // Settled: three readings 0.5 s apart within 1%.
+            var last: [Int] = []
+            for _ in 0..<20 {
+                if let kB = Proc.statusKiB(pw.pid, ["RssAnon"])["RssAnon"] { last.append(kB) }
+                if last.count >= 3, let lo = last.suffix(3).min(), let hi = last.suffix(3).max(), Double(hi - lo) <= 0.01 * Double(hi) { break }
+                usleep(500_000)
+            }
+            r.rssAnonAloneKiB = last.last
+            progress("   faults: with WirePlumber and pipewire-pulse gone, pipewire RssAnon \(r.rssAnonAloneKiB ?? -1) kB")
         } catch {
             r.error = describe(error)
         }

@@ -93,6 +93,8 @@ struct SystemResult: Codable {
     var propertyFloods: [PropertyFloodResult]?
     var churn: ChurnResult?
     var faults: FaultsResult?
+    /// Where the daemon's time goes (`perf`), the module system on the system's PipeWire.
+    var profile: ProfileResult?
     var peerPause: [PeerPauseRow]?
     /// A Bluetooth headset disconnecting under pw-play, many trials (the -pw1.6 systems).
     var bluetoothLoss: PeerPauseRow?
@@ -355,20 +357,36 @@ for r in runners {
         }
     }
     r.section("churn") { s, res in
-        res.churn = DaemonCost.churn(s, seconds: churnSeconds, rate: churnRate, live: churnLive)
+        res.churn = DaemonCost.churn(s, seconds: churnSeconds, rate: churnRate, live: churnLive,
+                                     probe: fixtureDirectory(s) + "/audio-session-loop-probe")
         if let c = res.churn {
             progress("   churn: RSS \(c.rssBeforeKiB ?? 0) -> \(c.rssAfterKiB ?? 0) KiB, \(c.streamEventsPerSecond.map { String(format: "%.0f", $0) } ?? "?") stream events/s, xrun log lines \(c.xrunLogLines ?? -1)" + (c.error.map { " (\($0))" } ?? ""))
         }
     }
-    r.section("faults") { s, res in
-        res.faults = Faults.run(s, module: r.module, fixture: fixtureDirectory(s) + "/audio-session-stress-clients", rounds: faultRounds, perRound: faultClients)
-        if let f = res.faults {
-            progress("   faults: metadata destroyed \(f.metadataDestroyed), recreated \(f.metadataRecreated), crashes \(f.crashes), RssAnon \(f.rssAnonKiB)" + (f.error.map { " (\($0))" } ?? ""))
+    if r.system == "module" {
+        r.section("profile") { s, res in
+            res.profile = Profile.run(s, propFlood: fixtureDirectory(s) + "/audio-session-prop-flood",
+                                      toggleEvents: toggleEvents, toggleRate: toggleRate, floodUpdates: floodActivationUpdates,
+                                      churnSeconds: min(churnSeconds, 20), churnRate: churnRate, churnLive: churnLive,
+                                      probe: fixtureDirectory(s) + "/audio-session-loop-probe")
+            for w in res.profile?.workloads ?? [] {
+                progress("   profile of \(w.name): \(w.samples.map(String.init) ?? "?") samples, the module's share "
+                         + String(format: "%.1f%%", w.objects.first { $0.object == Profile.moduleObject }?.percent ?? 0)
+                         + (w.error.map { " (\($0))" } ?? ""))
+            }
+            if let e = res.profile?.error { progress("   profile: \(e)") }
         }
     }
     if r.system.hasSuffix("-pw1.6") {
         r.section("peer") { s, res in
             res.peerPause = PeerPause.run(s, system: r.system, module: r.module, trials: peerTrials, checkout: checkout)
+        }
+    }
+    // Last: it stops the session manager and the pulse server.
+    r.section("faults") { s, res in
+        res.faults = Faults.run(s, module: r.module, fixture: fixtureDirectory(s) + "/audio-session-stress-clients", rounds: faultRounds, perRound: faultClients)
+        if let f = res.faults {
+            progress("   faults: metadata destroyed \(f.metadataDestroyed), recreated \(f.metadataRecreated), crashes \(f.crashes), RssAnon \(f.rssAnonKiB)" + (f.error.map { " (\($0))" } ?? ""))
         }
     }
     r.stop()

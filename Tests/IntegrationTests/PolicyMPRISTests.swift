@@ -177,8 +177,13 @@ extension Integration {
             try s.sandbox.removeDevice(named: "headphones")
             try s.sandbox.waitUntil(timeout: 15, "mpv to report Paused") { try Self.status(s.sandbox) == "Paused" }
             try s.sandbox.waitForOrphanOnTheSpeaker(s.node)
-            try s.sandbox.waitUntil(timeout: 10, "the bridge to release the graph pause") {
-                try Self.released(s.sandbox).contains(s.node)
+            do {
+                try s.sandbox.waitUntil(timeout: 10, "the bridge to release the graph pause") {
+                    try Self.released(s.sandbox).contains(s.node)
+                }
+            } catch {
+                Issue.record("\(error); the bridge said: \(s.bridge.logTail(lines: 30))")
+                throw error
             }
             try s.sandbox.addDevice(.headphones)
             try s.sandbox.waitUntil(timeout: 10, "the headphones back in the policy's route") {
