@@ -601,6 +601,7 @@ static void node_destroy(void *data)
 	/* The node's links still exist here and no client has heard of the
 	 * removal yet: the core pauses what played through a private sink now. */
 	n->removed = true;
+	pw_log_debug("node %u removed", n->id);
 	if (n->kind == OBJECT_ENDPOINT)
 		as_core_endpoint_removed(core_for_event(impl), n->id);
 	else
@@ -681,6 +682,7 @@ static void node_state_changed(void *data, enum pw_node_state old,
 	if (n->kind != OBJECT_STREAM || running == (bool) n->running)
 		return;
 	n->running = running;
+	pw_log_debug("stream %u %s", n->id, running ? "running" : "stopped");
 	as_core_stream_running(core_for_event(n->impl), n->id, running);
 }
 
@@ -884,6 +886,7 @@ static int8_t core_access_granted(struct impl *impl, struct pw_impl_client *clie
 static void client_destroy(void *data)
 {
 	struct client_entry *c = data;
+	pw_log_debug("client %u removed", c->id);
 	as_core_client_removed(core_for_event(c->impl), c->id);
 	client_forget(c);
 }

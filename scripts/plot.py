@@ -768,6 +768,7 @@ CHURN_ROWS = [
     ("metadata updates seen", "metadataUpdates"),
     ("xrun / late-client log lines", "xrunLogLines"),
     ("largest lag of the churn schedule (the helper's own)", "maxLateMs", 1, 1, " ms"),
+    ("the module's warnings of a decision longer than a cycle", "slowDecisionLogLines"),
     ("daemon loop: round trips of the probe", "loopRoundTrips"),
     ("daemon loop: largest round trip", "loopLargestMs", 1, 1, " ms"),
     ("daemon loop: p99 round trip", "loopP99Ms", 2, 1, " ms"),
@@ -964,8 +965,15 @@ def readme_daemon(mod, base):
     added = added_daemon_memory(mod, base)
     if not added:
         return []
-    return [f"- Daemon: {added[0]:+.1f} MiB idle ({added[2]}), "
-            f"{f(idle_wakeups(mod))} idle wake-ups per minute (stock {f(idle_wakeups(base))})."]
+    L = [f"- Daemon: {added[0]:+.1f} MiB idle ({added[2]}), "
+         f"{f(idle_wakeups(mod))} idle wake-ups per minute (stock {f(idle_wakeups(base))})."]
+    ratios = cost_ratios(mod, base)
+    if ratios:
+        L.append("- Daemon CPU per event against stock's: " + ", ".join(
+            f"{label} {ratio:.2f}×" for label, _, _, ratio in ratios)
+            + (f"; the daemon's loop was held at most {loop_stall(mod):.1f} ms during the churn "
+               f"(stock {f(loop_stall(base))} ms)" if loop_stall(mod) is not None else "") + ".")
+    return L
 
 
 def readme_section(res, policy, wall):

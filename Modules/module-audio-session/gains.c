@@ -249,6 +249,11 @@ static void step(struct as_gains *gains, struct as_gain *gain)
 		fade_done(gains, gain);
 		return;
 	}
+	/* A fade coming back from silence jumps to the bottom of its range first: that
+	 * step is inaudible, so the next may follow as soon as the stream has taken it,
+	 * without waiting a cycle more (the two landing in one cycle is one quiet start). */
+	gain->from_silence = gain->fade && gain->target > gain->current &&
+		to_db(gain->current) < gain->fade_floor_db - 0.5f;
 	gain->current = next_factor(gain, &last);
 	if (last) {
 		if (gain->fade && gain->target == 0.0f) {
@@ -424,7 +429,7 @@ void as_gain_props_changed(struct as_gains *gains, struct as_gain *gain)
 {
 	/* Our own step has reached the stream: the next may go a cycle later. */
 	if (gain->ramping && gain->next_ns == 0 && step_taken(gain)) {
-		gain->next_ns = now_ns() + gains->cycle_ns;
+		gain->next_ns = now_ns() + (gain->from_silence ? 0 : gains->cycle_ns);
 		rearm(gains);
 	}
 	/* Only the user's channelVolumes matter here; our own softVolumes writes

@@ -42,6 +42,7 @@ struct as_gain {
 	unsigned int fade:1;		/**< the ramp has an interruption fade's shape */
 	unsigned int finishing:1;	/**< a fade's last step (to silence) is on its way */
 	unsigned int reporting:1;	/**< in as_gains.faded */
+	unsigned int from_silence:1;	/**< the step on its way is a fade's jump out of silence */
 };
 
 struct as_gains {

@@ -138,7 +138,34 @@ public final class ModuleCore {
             return
         }
         flush()
+        let started = Self.now()
         runAll(policy.handle(event))
+        noteTime(since: started, "deciding \(event)")
+    }
+
+    /// The longest one decision (an event and its effects) held the daemon's loop, in ns.
+    public private(set) var longestDecisionNanoseconds: UInt64 = 0
+    /// A decision longer than this (one graph cycle at 1024 frames) is logged as a warning:
+    /// the loop that serves every client waited for the policy.
+    static let slowDecisionNanoseconds: UInt64 = 21_000_000
+
+    static func now() -> UInt64 {
+        #if canImport(Glibc)
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(max(ts.tv_sec, 0)) &* 1_000_000_000 &+ UInt64(max(ts.tv_nsec, 0))
+        #else
+        return 0
+        #endif
+    }
+
+    func noteTime(since started: UInt64, _ what: @autoclosure () -> String) {
+        let took = Self.now() &- started
+        guard took > longestDecisionNanoseconds else { return }
+        longestDecisionNanoseconds = took
+        if took > Self.slowDecisionNanoseconds {
+            log(.warn, "\(what().prefix(120)) held the daemon's loop for \(took / 1_000_000) ms")
+        }
     }
 
     /// Decides the held property changes, in the order of their last change.
@@ -168,7 +195,9 @@ public final class ModuleCore {
         if token == Self.publishTimerToken {
             publishTimerRuns = false
             guard !heldPublications.isEmpty else { return }  // a quiet interval: the next change is written at once
+            let started = Self.now()
             writeHeldPublications(limit: Self.publishBatch)
+            noteTime(since: started, "writing the published state")
             // Busy: what changes next waits for the end of another interval, and a burst
             // over many sessions goes on with the rest on the next turn.
             startPublishTimer(milliseconds: heldPublications.isEmpty ? publishInterval : 0)
@@ -249,11 +278,11 @@ public final class ModuleCore {
         }
         switch publication {
         case .session(let session, let snapshot):
-            publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, snapshot.map { MetadataFormat.session(session, $0).description })
+            publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, snapshot.map { MetadataFormat.session(session, $0) })
         case .global(let global):
-            publish(0, MetadataFormat.globalKey, MetadataFormat.global(global).description)
+            publish(0, MetadataFormat.globalKey, MetadataFormat.global(global))
         case .player(let node, let player):
-            publish(node.raw, MetadataFormat.mprisKey, player.map { MetadataFormat.mpris(player: $0).description })
+            publish(node.raw, MetadataFormat.mprisKey, player.map { MetadataFormat.mpris(player: $0) })
         }
     }
 
@@ -322,7 +351,7 @@ public final class ModuleCore {
             writesThrough = true
             sequence &+= 1
             let value = MetadataFormat.event(sequence: sequence, session: session, notification: notification)
-            publish(0, MetadataFormat.eventKey, value.description)
+            publish(0, MetadataFormat.eventKey, value)
             log(.info, "\(session): \(value)")
         case .publishSession(let session, let snapshot):
             publish(.session(session, snapshot))
@@ -342,14 +371,19 @@ public final class ModuleCore {
     }
 
     /// Writes (`value` non-nil) or removes a key of the `audio-session` metadata.
-    func publish(_ subject: UInt32, _ key: String, _ value: String?) {
+    func publish(_ subject: UInt32, _ key: String, _ value: JSON?) {
         guard let publish = effects.publish else { return }
         key.withCString { k in
             MetadataFormat.jsonType.withCString { t in
-                if let value {
-                    value.withCString { v in publish(data, subject, k, t, v) }
-                } else {
+                guard let value else {
                     publish(data, subject, k, t, nil)
+                    return
+                }
+                // The text as C wants it: UTF-8 and a NUL (a JSON text has no NUL of its own).
+                var text = value.bytes
+                text.append(0)
+                text.withUnsafeBufferPointer { b in
+                    b.withMemoryRebound(to: CChar.self) { publish(data, subject, k, t, $0.baseAddress) }
                 }
             }
         }

@@ -178,12 +178,15 @@ extension PolicyStep {
     /// R42: a stream the policy faded plays again (the policy resumed it, or its program
     /// did after the policy let go): at the end of the event (`fadeIns`), its gain ramps
     /// from where the fade left it back to its duck gain over the fade-in. One paused
-    /// again within the event stays silent.
+    /// again within the event stays silent. The fade goes ahead of the policy's resume:
+    /// the stream takes the fade's first, inaudible step while still paused, and plays
+    /// from its first cycle on with the ramp under way.
     mutating func fadeBackIn(_ n: NodeID) {
         guard var st = model.streams[n], st.fade != .none, !st.pausedByPolicy else { return }
         st.fade = .none
         state.setDecisions(n, st)
-        fx.append(.fade(n, gain: st.duckGain, milliseconds: configuration.fadeInMilliseconds))
+        let fade = Effect.fade(n, gain: st.duckGain, milliseconds: configuration.fadeInMilliseconds)
+        if let i = fx.lastIndex(of: .resume(n)) { fx.insert(fade, at: i) } else { fx.append(fade) }
     }
 
     /// Resumes every stream of the session that the policy paused. Gains are

@@ -84,6 +84,8 @@ struct ChurnResult: Codable {
     /// A probe client's round trips to the daemon (a core sync every 5 ms) during the churn:
     /// how long the daemon's main loop kept a client waiting (largest, p99, median, ms).
     var loopRoundTrips: Int?
+    /// The module's own warnings that one decision held the daemon's loop longer than a cycle.
+    var slowDecisionLogLines: Int?
     var loopLargestMs: Double?
     var loopP99Ms: Double?
     var loopMedianMs: Double?
@@ -358,6 +360,7 @@ enum DaemonCost {
             let logText = Sandbox_read(log, from: logStart)
             let lines = logText.split(separator: "\n").filter { l in xrunPatterns.contains { l.lowercased().contains($0) } }
             r.xrunLogLines = lines.count
+            r.slowDecisionLogLines = logText.split(separator: "\n").filter { $0.contains("held the daemon's loop") }.count
             r.xrunSamples = lines.prefix(3).map { String($0.prefix(200)) }
             try? sandbox.waitUntil(timeout: 30, poll: 0.2, "the streams to go") { Graph.streamCount(try sandbox.dump()) == 0 }
             try? waitSuspended(sandbox)

@@ -82,17 +82,16 @@ enum Profile {
             w.error = "perf report gave no samples"
             return w
         }
-        let header = shell(["perf", "report", "-i", data, "--stdio", "--header-only"], timeout: 60)
-        w.samples = header.split(separator: "\n").lazy.compactMap { line -> Int? in
-            guard line.contains("sample"), let n = line.split(separator: " ").last.flatMap({ Int($0) }) else { return nil }
-            return n
-        }.first
-        let byObject = shell(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "dso", "-q"], timeout: 120)
-        w.objects = byObject.split(separator: "\n").compactMap { line in
+        // By object, with sample counts (`-n`): "  76.87%  12345  object".
+        let byObject = shell(["perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "dso", "-n", "-q"], timeout: 120)
+        var samples = 0
+        for line in byObject.split(separator: "\n") {
             let parts = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard parts.count >= 2, let pct = Double(parts[0].dropLast()) else { return nil }
-            return ProfileResult.Entry(percent: pct, object: String(parts[1]), symbol: "")
-        }.prefix(8).map { $0 }
+            guard parts.count >= 3, let pct = Double(parts[0].dropLast()), let n = Int(parts[1]) else { continue }
+            samples += n
+            if w.objects.count < 8 { w.objects.append(ProfileResult.Entry(percent: pct, object: String(parts[2]), symbol: "")) }
+        }
+        w.samples = samples
         let demangled = demangle(entries.map(\.symbol))
         let named = zip(entries, demangled).map { ProfileResult.Entry(percent: $0.percent, object: $0.object, symbol: $1) }
         w.top = Array(named.prefix(12))
@@ -116,7 +115,9 @@ enum Profile {
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard out.count >= symbols.count else { return symbols }
         return out.prefix(symbols.count).enumerated().map { i, s in
-            let line = s.isEmpty ? symbols[i] : s
+            var line = s.isEmpty ? symbols[i] : s
+            // perf marks some C symbols of a Swift binary with a leading "$".
+            if line.hasPrefix("$") && !line.hasPrefix("$s") { line.removeFirst() }
             return line.count > 140 ? String(line.prefix(137)) + "…" : line
         }
     }

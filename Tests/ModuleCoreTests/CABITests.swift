@@ -385,7 +385,8 @@ import Testing
         #expect(effects.calls.streamEffects == [.pause(10)])
         effects.calls = []
         as_core_stream_running(core, 12, false)
-        #expect(effects.calls.streamEffects == [.resume(10), .fade(10, gain: 1, milliseconds: 500)])
+        // The fade-in's first (inaudible) step reaches the stream before it plays again.
+        #expect(effects.calls.streamEffects == [.fade(10, gain: 1, milliseconds: 500), .resume(10)])
 
         var table = recordingTable
         table.version = 3

@@ -160,3 +160,17 @@ final class TimingEffectSink: RecordingEffectSink {
         }
     }
 }
+
+/// The module keeps the longest time one decision held the daemon's loop (a warning goes
+/// to the log past one graph cycle).
+@Suite struct DecisionTimeTests {
+    @Test func theLongestDecisionIsKept() {
+        let sink = RecordingEffectSink()
+        let core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
+        #expect(core.longestDecisionNanoseconds == 0)
+        for e in Recorded.idleGraph + Recorded.musicPlays { core.handle(e) }
+        #expect(core.longestDecisionNanoseconds > 0)
+        // Far below a graph cycle: nothing was logged as slow.
+        #expect(!sink.take().logs.contains { $0.1.contains("held the daemon's loop") })
+    }
+}

@@ -39,7 +39,7 @@ struct FadeTests {
         #expect(w.session(legacyS(10))?.interrupted == true)
         #expect(w.decide(.streamRunning(N(10), false)) == [])
         // The call ends: resumed, starting silent, fading in.
-        #expect(w.decide(.streamRunning(N(30), false)) == [ended(legacyS(10), resume: true), .resume(N(10)), Self.fadeIn()])
+        #expect(w.decide(.streamRunning(N(30), false)) == [ended(legacyS(10), resume: true), Self.fadeIn(), .resume(N(10))])
         // Back at its gain: a second resume ramps nothing.
         #expect(w.decide(.streamRunning(N(10), true)) == [])
     }
@@ -49,7 +49,7 @@ struct FadeTests {
         var w = Self.musicAndCall()
         #expect(w.decide(.streamRunning(N(30), true)) == [Self.fadeOut])
         let back = w.decide(.streamRunning(N(30), false))
-        #expect(back == [.resume(N(10)), Self.fadeIn()])
+        #expect(back == [Self.fadeIn(), .resume(N(10))])
         #expect(!back.contains(ended(legacyS(10), resume: true)))
         #expect(w.session(legacyS(10))?.active == true)
         #expect(w.session(legacyS(10))?.interrupted == false)
@@ -67,7 +67,7 @@ struct FadeTests {
         w.play(10)
         w.legacy(30, client: 3, role: "Phone")
         #expect(w.decide(.streamRunning(N(30), true)) == [Self.fadeOut])
-        #expect(w.decide(.streamRunning(N(30), false)) == [.resume(N(10)), Self.fadeIn()])
+        #expect(w.decide(.streamRunning(N(30), false)) == [Self.fadeIn(), .resume(N(10))])
         #expect(w.session(clientS(1))?.active == true)
     }
 
@@ -86,7 +86,7 @@ struct FadeTests {
         #expect(secondEnds.contains(.fade(N(30), gain: 1, milliseconds: 500)))
         #expect(!secondEnds.contains { if case .notify(legacyS(10), _) = $0 { return true } else { return false } })
         #expect(!secondEnds.contains(.resume(N(10))))
-        #expect(w.decide(.streamRunning(N(30), false)) == [ended(legacyS(10), resume: true), .resume(N(10)), Self.fadeIn()])
+        #expect(w.decide(.streamRunning(N(30), false)) == [ended(legacyS(10), resume: true), Self.fadeIn(), .resume(N(10))])
     }
 
     @Test("R42 R30 the headphones lost mid-fade: the stream is paused at once and began follows")
@@ -156,7 +156,7 @@ struct FadeTests {
         #expect(!promptEnds.contains { if case .duck(N(10), _, _) = $0 { return true } else { return false } })
         _ = w.decide(.streamFadedOut(N(10)))
         // After the call the music fades in to full level, the duck being over.
-        #expect(w.decide(.streamRunning(N(30), false)) == [ended(legacyS(10), resume: true), .resume(N(10)), Self.fadeIn(to: 1)])
+        #expect(w.decide(.streamRunning(N(30), false)) == [ended(legacyS(10), resume: true), Self.fadeIn(to: 1), .resume(N(10))])
     }
 
     @Test("R42 a prompt that comes back with the music after the call: the music fades in to the duck level, in one ramp")
@@ -199,7 +199,7 @@ struct FadeTests {
         v.legacy(30, client: 3, role: "Phone")
         v.play(10)
         #expect(v.decide(.streamRunning(N(30), true)) == [.pause(N(10)), .fade(N(10), gain: 0, milliseconds: 0), began(legacyS(10))])
-        #expect(v.decide(.streamRunning(N(30), false)) == [ended(legacyS(10), resume: true), .resume(N(10)), Self.fadeIn()])
+        #expect(v.decide(.streamRunning(N(30), false)) == [ended(legacyS(10), resume: true), Self.fadeIn(), .resume(N(10))])
 
         // Both off: today's cut.
         var u = World()
