@@ -916,7 +916,8 @@ static int own_update_properties(void *data, const struct spa_dict *dict)
 		if (c->own_requests->dict.n_items >= MAX_HELD_REQUESTS &&
 		    pw_properties_get(c->own_requests, item->key) == NULL)
 			continue;
-		pw_properties_set(c->own_requests, item->key, item->value);
+		/* A key the client removed reads as empty, as the core always heard it. */
+		pw_properties_set(c->own_requests, item->key, item->value ? item->value : "");
 		any = true;
 	}
 	if (any)
