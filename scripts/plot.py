@@ -693,7 +693,11 @@ def md_daemon(res):
       f"AudioSession client with {p['streams']} `AudioOutput` streams playing silence (legacy, no role). CPU per 1,000 "
       f"events: one stream paused and resumed {p['toggleEvents']:,} times at {p['toggleRate']:.0f} per second "
       f"(each a running-state change the policy decides on); the daemon also mixes that stream while it runs, in both "
-      f"systems, so the difference is the module's share.")
+      f"systems, so the difference is the module's share. "
+      + ("The CPU figures (this section's, the churn's and the profile) were measured with no other system's section "
+         "running at the same time, one system after the other." if p.get("costSectionsAlone") else
+         "The CPU figures were measured while the other systems' sections ran on the same two cores: each system's "
+         "figure carries a different load, so their ratio is noisy."))
     w("")
     w("| | module | baseline | module − baseline |")
     w("|---|---:|---:|---:|")

@@ -107,6 +107,8 @@ struct Parameters: Codable {
     var churnSeconds: Double, churnRate: Double, churnLive: Int, quick: Bool
     var peerTrials: Int?
     var bluetoothTrials: Int?
+    /// The sections that compare the daemon's CPU ran with nothing else running (SectionGate).
+    var costSectionsAlone: Bool?
 }
 
 struct Results: Codable {
@@ -124,7 +126,7 @@ var results = Results(
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
                            toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
                            churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials,
-                           bluetoothTrials: bluetoothTrials),
+                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true),
     systems: [])
 
 try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -243,6 +245,11 @@ final class Runner: @unchecked Sendable {
 
     func section(_ name: String, _ body: (Sandbox, inout SystemResult) -> Void) {
         guard sections.contains(name), let s = alive() else { return }
+        // The daemon's CPU per event is compared across systems: those sections run with
+        // nothing else measuring at the same time, one system after the other.
+        let alone = SectionGate.aloneSections.contains(name)
+        SectionGate.shared.enter(alone: alone)
+        defer { SectionGate.shared.leave(alone: alone) }
         let s0 = Date()
         progress("-- \(system): \(name)")
         var r = result.get
@@ -257,6 +264,39 @@ final class Runner: @unchecked Sendable {
         sandbox = nil
         let dt = Date().timeIntervalSince(started)
         result.update { $0.seconds = dt }
+    }
+}
+
+/// Sections of all systems run side by side, but a section measuring the daemon's CPU runs
+/// alone: it waits until the running sections end, and the others wait for it (it goes
+/// ahead of sections that have not started yet).
+final class SectionGate: @unchecked Sendable {
+    static let shared = SectionGate()
+    static let aloneSections: Set<String> = ["cpu", "props", "churn", "profile"]
+    private let condition = NSCondition()
+    private var running = 0
+    private var aloneRunning = false
+    private var aloneWaiting = 0
+
+    func enter(alone: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        if alone {
+            aloneWaiting += 1
+            while aloneRunning || running > 0 { condition.wait() }
+            aloneWaiting -= 1
+            aloneRunning = true
+        } else {
+            while aloneRunning || aloneWaiting > 0 { condition.wait() }
+            running += 1
+        }
+    }
+
+    func leave(alone: Bool) {
+        condition.lock()
+        if alone { aloneRunning = false } else { running -= 1 }
+        condition.broadcast()
+        condition.unlock()
     }
 }
 
