@@ -70,9 +70,9 @@ public enum ModuleArguments {
         return .success(Float(d))
     }
 
-    static func milliseconds(_ key: String, _ v: SPAJSONValue) -> Result<UInt32, Failure> {
-        guard let d = v.double, d.isFinite, d >= 0, d <= 60_000 else {
-            return .failure(fail(key, "milliseconds from 0 to 60000"))
+    static func milliseconds(_ key: String, _ v: SPAJSONValue, upTo most: UInt32 = 60_000) -> Result<UInt32, Failure> {
+        guard let d = v.double, d.isFinite, d >= 0, d <= Double(most) else {
+            return .failure(fail(key, "milliseconds from 0 to \(most)"))
         }
         return .success(UInt32(d))
     }
@@ -95,8 +95,7 @@ public enum ModuleArguments {
             switch milliseconds(key, v) { case .success(let x): c.duckRampDownMilliseconds = x; case .failure(let f): return f }
         case "publish.interval-ms":
             // Longer than a second, programs reading the state would see it late.
-            guard let d = v.double, d.isFinite, d >= 0, d <= 1000 else { return fail(key, "milliseconds from 0 to 1000") }
-            c.publishIntervalMilliseconds = UInt32(d)
+            switch milliseconds(key, v, upTo: 1000) { case .success(let x): c.publishIntervalMilliseconds = x; case .failure(let f): return f }
         case "resume.grace-ms":
             switch milliseconds(key, v) { case .success(let x): c.resumeGraceMilliseconds = x; case .failure(let f): return f }
         case "fade.out-ms":

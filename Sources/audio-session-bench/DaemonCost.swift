@@ -234,8 +234,9 @@ enum DaemonCost {
             guard let c1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
             let done = helperOutput(h).split(separator: "\n").first { $0.hasPrefix("DONE ") }
             r.seconds = done.flatMap { Double($0.dropFirst(5)) }
-            r.cpuMs = (c1 - c0) / 1e6
-            r.cpuMsPerThousand = r.cpuMs! * 1000 / Double(updates)
+            let cpuMs = (c1 - c0) / 1e6
+            r.cpuMs = cpuMs
+            r.cpuMsPerThousand = cpuMs * 1000 / Double(updates)
             r.ok = true
         } catch { r.error = describe(error) }
         return r

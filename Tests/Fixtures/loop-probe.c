@@ -13,58 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <spa/utils/result.h>
-#include <pipewire/pipewire.h>
+#include "sync-client.h"
 
 #define MAX_SAMPLES (1 << 20)
-
-struct state {
-	struct pw_main_loop *loop;
-	struct pw_core *core;
-	struct spa_hook core_listener;
-	int pending;
-	int failed;
-};
-
-static void on_done(void *data, uint32_t id, int seq)
-{
-	struct state *s = data;
-	if (id == PW_ID_CORE && seq == s->pending)
-		s->pending = -1;
-}
-
-static void on_error(void *data, uint32_t id, int seq, int res, const char *message)
-{
-	struct state *s = data;
-	fprintf(stderr, "error id:%u: %s (%s)\n", id, message, spa_strerror(res));
-	s->failed = 1;
-}
-
-static const struct pw_core_events core_events = {
-	PW_VERSION_CORE_EVENTS,
-	.done = on_done,
-	.error = on_error,
-};
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
-}
-
-/* One round trip; its length in ms, or a negative number when the daemon did not answer. */
-static double roundtrip(struct state *s)
-{
-	double t0 = now_ms(), deadline = t0 + 10000.0;
-	s->pending = pw_core_sync(s->core, PW_ID_CORE, 0);
-	while (s->pending != -1 && !s->failed && now_ms() < deadline)
-		pw_loop_iterate(pw_main_loop_get_loop(s->loop), 100);
-	return s->pending == -1 && !s->failed ? now_ms() - t0 : -1.0;
-}
 
 static int compare(const void *a, const void *b)
 {
@@ -74,7 +27,7 @@ static int compare(const void *a, const void *b)
 
 int main(int argc, char *argv[])
 {
-	struct state s = { .pending = -1 };
+	struct sync_client s = { .pending = -1 };
 	struct pw_context *context;
 	double *samples, rtt;
 	size_t n = 0;
@@ -92,13 +45,11 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "can't set up: %m\n");
 		return 1;
 	}
-	s.core = pw_context_connect(context, pw_properties_new(PW_KEY_APP_NAME, "audio-session-loop-probe", NULL), 0);
-	if (s.core == NULL) {
+	if (sync_client_connect(&s, context, pw_properties_new(PW_KEY_APP_NAME, "audio-session-loop-probe", NULL)) < 0) {
 		fprintf(stderr, "can't connect to PipeWire: %m\n");
 		return 1;
 	}
-	pw_core_add_listener(s.core, &s.core_listener, &core_events, &s);
-	if (roundtrip(&s) < 0) {
+	if (sync_client_roundtrip(&s) < 0) {
 		fprintf(stderr, "no answer from the daemon\n");
 		return 1;
 	}
@@ -107,7 +58,7 @@ int main(int argc, char *argv[])
 	while (access(argv[2], F_OK) != 0)
 		usleep(2000);
 	while (access(argv[3], F_OK) != 0 && n < MAX_SAMPLES) {
-		if ((rtt = roundtrip(&s)) < 0) {
+		if ((rtt = sync_client_roundtrip(&s)) < 0) {
 			fprintf(stderr, "no answer from the daemon within 10 s\n");
 			return 1;
 		}
@@ -122,8 +73,7 @@ int main(int argc, char *argv[])
 	printf("DONE %zu %.3f %.3f %.3f\n", n, samples[n - 1], samples[(n * 99) / 100], samples[n / 2]);
 	fflush(stdout);
 
-	spa_hook_remove(&s.core_listener);
-	pw_core_disconnect(s.core);
+	sync_client_disconnect(&s);
 	pw_context_destroy(context);
 	pw_main_loop_destroy(s.loop);
 	pw_deinit();

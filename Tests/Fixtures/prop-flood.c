@@ -17,62 +17,14 @@
  * 100 updates so that its socket never holds more than that, and prints
  * "DONE <seconds>" once the daemon has handled the last one.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <spa/utils/result.h>
-#include <pipewire/pipewire.h>
+#include "sync-client.h"
 
 #define BATCH 100
-
-struct state {
-	struct pw_main_loop *loop;
-	struct pw_core *core;
-	struct spa_hook core_listener;
-	int pending;
-	int failed;
-};
-
-static void on_done(void *data, uint32_t id, int seq)
-{
-	struct state *s = data;
-	if (id == PW_ID_CORE && seq == s->pending)
-		s->pending = -1;
-}
-
-static void on_error(void *data, uint32_t id, int seq, int res, const char *message)
-{
-	struct state *s = data;
-	fprintf(stderr, "error id:%u: %s (%s)\n", id, message, spa_strerror(res));
-	s->failed = 1;
-}
-
-static const struct pw_core_events core_events = {
-	PW_VERSION_CORE_EVENTS,
-	.done = on_done,
-	.error = on_error,
-};
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-/* Waits for the daemon to answer everything sent so far; 0 on success. */
-static int roundtrip(struct state *s)
-{
-	double deadline = now_seconds() + 10.0;
-	s->pending = pw_core_sync(s->core, PW_ID_CORE, 0);
-	while (s->pending != -1 && !s->failed && now_seconds() < deadline)
-		pw_loop_iterate(pw_main_loop_get_loop(s->loop), 100);
-	return s->pending == -1 && !s->failed ? 0 : -1;
-}
 
 static void usage(const char *name)
 {
@@ -81,7 +33,7 @@ static void usage(const char *name)
 
 int main(int argc, char *argv[])
 {
-	struct state s = { .pending = -1 };
+	struct sync_client s = { .pending = -1 };
 	struct pw_context *context;
 	struct pw_properties *props;
 	const char *mode, *start_file;
@@ -115,13 +67,11 @@ int main(int argc, char *argv[])
 		pw_properties_set(props, "audio.session.category", "playback");
 		pw_properties_set(props, "audio.session.active", "false");
 	}
-	s.core = pw_context_connect(context, props, 0);
-	if (s.core == NULL) {
+	if (sync_client_connect(&s, context, props) < 0) {
 		fprintf(stderr, "can't connect to PipeWire: %m\n");
 		return 1;
 	}
-	pw_core_add_listener(s.core, &s.core_listener, &core_events, &s);
-	if (roundtrip(&s) < 0) {
+	if (sync_client_roundtrip(&s) < 0) {
 		fprintf(stderr, "no answer from the daemon\n");
 		return 1;
 	}
@@ -130,7 +80,7 @@ int main(int argc, char *argv[])
 	while (access(start_file, F_OK) != 0)
 		usleep(2000);
 
-	t0 = now_seconds();
+	t0 = sync_client_now_ms();
 	for (i = 0; i < count; i++) {
 		struct spa_dict_item item;
 		if (activation) {
@@ -140,21 +90,20 @@ int main(int argc, char *argv[])
 			item = SPA_DICT_ITEM_INIT("audio.session.control.silent-mode", i % 2 == 0 ? "true" : "false");
 		}
 		pw_core_update_properties(s.core, &SPA_DICT_INIT(&item, 1));
-		if ((i + 1) % BATCH == 0 && roundtrip(&s) < 0) {
+		if ((i + 1) % BATCH == 0 && sync_client_roundtrip(&s) < 0) {
 			fprintf(stderr, "no answer from the daemon after %ld updates\n", i + 1);
 			return 1;
 		}
 	}
-	if (roundtrip(&s) < 0) {
+	if (sync_client_roundtrip(&s) < 0) {
 		fprintf(stderr, "no answer from the daemon after the last update\n");
 		return 1;
 	}
-	t1 = now_seconds();
-	printf("DONE %.3f\n", t1 - t0);
+	t1 = sync_client_now_ms();
+	printf("DONE %.3f\n", (t1 - t0) / 1000.0);
 	fflush(stdout);
 
-	spa_hook_remove(&s.core_listener);
-	pw_core_disconnect(s.core);
+	sync_client_disconnect(&s);
 	pw_context_destroy(context);
 	pw_main_loop_destroy(s.loop);
 	pw_deinit();
