@@ -42,18 +42,18 @@ extension Port {
         if deviceFixesPortType(props) {
             if formFactor == "car" { return .carAudio }
             if let p = props["api.bluez5.profile"]?.lowercased() {
-                if p.contains("headset") || p.contains("hfp") || p.contains("hsp") || p.contains("head-unit") || p.contains("gateway") {
+                if p.has("headset") || p.has("hfp") || p.has("hsp") || p.has("head-unit") || p.has("gateway") {
                     return .bluetoothHFP
                 }
-                if p.contains("bap") || p.contains("lc3") { return .bluetoothLE }
+                if p.has("bap") || p.has("lc3") { return .bluetoothLE }
             }
             return .bluetoothA2DP
         }
         for h in [props["device.port.type"], props["api.alsa.path"]].compactMap({ $0?.lowercased() }) {
             if let type = PortType(hint: h, kind: kind) { return type }
         }
-        if nodeName.contains("hdmi") { return .HDMI }
-        if nodeName.contains("displayport") { return .displayPort }
+        if nodeName.has("hdmi") { return .HDMI }
+        if nodeName.has("displayport") { return .displayPort }
         if let f = formFactor {
             switch f {
             case "headphone", "headphones", "earbuds": return sink ? .headphones : .headsetMic
@@ -80,12 +80,12 @@ extension PortType {
     /// `api.alsa.path`), nil when it suggests none.
     init?(hint h: String, kind: EndpointKind) {
         let sink = kind == .sink
-        if h.contains("headphone") || h.contains("headset") { self = sink ? .headphones : .headsetMic }
-        else if h.contains("hdmi") { self = .HDMI }
-        else if h.contains("displayport") { self = .displayPort }
-        else if h.contains("line") || h.contains("spdif") || h.contains("iec958") { self = sink ? .lineOut : .lineIn }
-        else if h.contains("speaker") { self = .builtInSpeaker }
-        else if h.contains("mic") { self = .builtInMic }
+        if h.has("headphone") || h.has("headset") { self = sink ? .headphones : .headsetMic }
+        else if h.has("hdmi") { self = .HDMI }
+        else if h.has("displayport") { self = .displayPort }
+        else if h.has("line") || h.has("spdif") || h.has("iec958") { self = sink ? .lineOut : .lineIn }
+        else if h.has("speaker") { self = .builtInSpeaker }
+        else if h.has("mic") { self = .builtInMic }
         else { return nil }
     }
 
@@ -99,5 +99,20 @@ extension PortType {
         } else {
             return nil
         }
+    }
+}
+
+extension String {
+    /// Whether `word` occurs in the string, byte for byte. Not `contains(_:)` on a String:
+    /// that one comes from the Regex library, and linking it would add about a megabyte of
+    /// code to the module inside the daemon for these few lookups of lowercase ASCII hints.
+    func has(_ word: String) -> Bool {
+        let hay = Array(utf8), needle = Array(word.utf8)
+        guard !needle.isEmpty else { return true }
+        guard hay.count >= needle.count else { return false }
+        for start in 0...(hay.count - needle.count) where hay[start..<(start + needle.count)].elementsEqual(needle) {
+            return true
+        }
+        return false
     }
 }

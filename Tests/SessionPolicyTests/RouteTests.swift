@@ -144,4 +144,16 @@ struct RouteTests {
         #expect(Port.from(["factory.name": "support.null-audio-sink"], kind: .sink).type == .virtual)
         #expect(Port.from([:], kind: .sink) == Port(name: "", uid: "", type: .virtual))
     }
+
+    @Test("§8 a route's name hints its port type wherever the word sits in it, in any case")
+    func section8ARouteNameHintsItsPortTypeWhereverTheWordSits() {
+        let hint = { (name: String) in PortType(route: name, portType: "", kind: .sink) }
+        #expect(hint("headphone") == .headphones)             // the whole name
+        #expect(hint("Analog Output HeadPhones") == .headphones) // any case, inside
+        #expect(hint("über-hdmi") == .HDMI)                   // after non-ASCII bytes
+        #expect(hint("out-displayport") == .displayPort)      // at the very end
+        #expect(hint("headphon") == nil)                      // a word cut short is no hint
+        #expect(hint("ph") == nil)                            // shorter than every word
+        #expect(hint("") == nil)
+    }
 }
