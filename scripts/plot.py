@@ -697,7 +697,21 @@ def md_daemon(res):
       + ("The CPU figures (this section's, the churn's and the profile) were measured with no other system's section "
          "running at the same time, one system after the other." if p.get("costSectionsAlone") else
          "The CPU figures were measured while the other systems' sections ran on the same two cores: each system's "
-         "figure carries a different load, so their ratio is noisy."))
+         "figure carries a different load, so their ratio is noisy.")
+      + (f" The pause/resume toggles and each property flood run {p['costRounds']} times, each round with a new client; "
+         "the figure is the median of the rounds (the daemon's CPU per event differs between rounds by more than the "
+         "module adds, mostly its wake-ups' cost)." if p.get("costRounds") else ""))
+    rounds = []
+    for label, a, b in (("pause/resume", c, cb),) + tuple(
+            (f"{x['mode']} updates", x, next((y for y in base.get("propertyFloods") or [] if y["mode"] == x["mode"]), {}))
+            for x in mod.get("propertyFloods") or []):
+        ra, rb = a.get("roundsMsPerThousand"), b.get("roundsMsPerThousand")
+        if ra and rb:
+            rounds.append(f"{label}: module " + ", ".join(f"{v:.1f}" for v in ra)
+                          + "; baseline " + ", ".join(f"{v:.1f}" for v in rb))
+    if rounds:
+        w("")
+        w("Each round's figure, ms per 1,000: " + "; ".join(rounds) + ".")
     w("")
     w("| | module | baseline | module − baseline |")
     w("|---|---:|---:|---:|")

@@ -46,10 +46,10 @@ enum Profile {
             return r
         }
         r.workloads.append(profiled(sandbox, pid: pid, name: "pause/resume") {
-            _ = DaemonCost.cpu(sandbox, events: toggleEvents, rate: toggleRate)
+            _ = DaemonCost.cpu(sandbox, events: toggleEvents, rate: toggleRate, rounds: 1)
         })
         r.workloads.append(profiled(sandbox, pid: pid, name: "activation-request updates") {
-            _ = DaemonCost.propertyFlood(sandbox, fixture: propFlood, mode: "activation", updates: floodUpdates)
+            _ = DaemonCost.propertyFlood(sandbox, fixture: propFlood, mode: "activation", updates: floodUpdates, rounds: 1)
         })
         r.workloads.append(profiled(sandbox, pid: pid, name: "churn") {
             _ = DaemonCost.churn(sandbox, seconds: churnSeconds, rate: churnRate, live: churnLive, probe: probe)

@@ -57,6 +57,8 @@ let idleSeconds = options.pick(options.idleSeconds, 20, 5)
 let streamCount = options.pick(options.streams, 200, 50)
 let toggleEvents = options.pick(options.toggleEvents, 2000, 400)
 let toggleRate = options.pick(options.toggleRate, 200, 200)
+/// Rounds of the pause/resume toggles and of each property flood; their median is the figure.
+let costRounds = options.pick(nil, 5, 2)
 let floodActivationUpdates = options.pick(options.floodActivationUpdates, 20_000, 2_000)
 let floodSilentUpdates = options.pick(options.floodSilentUpdates, 4_000, 400)
 let churnSeconds = options.pick(options.churnSeconds, 60, 10)
@@ -109,6 +111,8 @@ struct Parameters: Codable {
     var bluetoothTrials: Int?
     /// The sections that compare the daemon's CPU ran with nothing else running (SectionGate).
     var costSectionsAlone: Bool?
+    /// Rounds of the pause/resume toggles and of each property flood (the figure is their median).
+    var costRounds: Int?
 }
 
 struct Results: Codable {
@@ -126,7 +130,7 @@ var results = Results(
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
                            toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
                            churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials,
-                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true),
+                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds),
     systems: [])
 
 try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -381,7 +385,7 @@ for r in runners {
     }
     collect()
     r.section("cpu") { s, res in
-        res.cpu = DaemonCost.cpu(s, events: toggleEvents, rate: toggleRate)
+        res.cpu = DaemonCost.cpu(s, events: toggleEvents, rate: toggleRate, rounds: costRounds)
         if let c = res.cpu {
             progress("   CPU: \(c.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") per 1,000 stream pause/resume events" + (c.error.map { " (\($0))" } ?? ""))
         }
@@ -389,8 +393,8 @@ for r in runners {
     r.section("props") { s, res in
         let fixture = fixtureDirectory(s) + "/audio-session-prop-flood"
         res.propertyFloods = [
-            DaemonCost.propertyFlood(s, fixture: fixture, mode: "activation", updates: floodActivationUpdates),
-            DaemonCost.propertyFlood(s, fixture: fixture, mode: "silent", updates: floodSilentUpdates),
+            DaemonCost.propertyFlood(s, fixture: fixture, mode: "activation", updates: floodActivationUpdates, rounds: costRounds),
+            DaemonCost.propertyFlood(s, fixture: fixture, mode: "silent", updates: floodSilentUpdates, rounds: costRounds),
         ]
         for f in res.propertyFloods ?? [] {
             progress("   \(f.mode) property updates: \(f.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") of daemon CPU per 1,000" + (f.error.map { " (\($0))" } ?? ""))
