@@ -751,9 +751,11 @@ def md_daemon(res):
     if s_.get("rssSamplesKiB") and sb.get("rssSamplesKiB"):
         w("")
         settled = "settled" if s_.get("rssSettled") and sb.get("rssSettled") else "NOT settled within 20 s"
-        w(f"With {p['streams']} streams the daemon's memory grows for seconds after the streams exist (buffers of streams "
-          "still starting): it is sampled every 0.5 s until three samples in a row lie within 2% (" + settled + "), "
-          "and the median of those three is reported. VmRSS samples, MiB: module "
+        running = "/".join(str(x.get("running")) for x in (s_, sb) if x.get("running") is not None)
+        w(f"With {p['streams']} streams the daemon's memory grows with each stream that starts: the bench waits until "
+          f"WirePlumber has linked what it can and as many streams run six polls in a row (3 s) ({running or '?'} of "
+          f"{p['streams']} in module/baseline: a sink mixes at most 128 inputs on PipeWire 0.3.65), then samples every 0.5 s until four samples in a "
+          "row lie within 0.5% (" + settled + "), and reports the median of the last three. VmRSS samples, MiB: module "
           + ", ".join(f"{v / 1024:.0f}" for v in s_["rssSamplesKiB"]) + "; baseline "
           + ", ".join(f"{v / 1024:.0f}" for v in sb["rssSamplesKiB"]) + ". *RSS without shared buffers* (`RssAnon` + `RssFile`) leaves out `RssShmem`, the "
           "streams' shared (memfd) buffers, and keeps the daemon's code and heap, where the module's own memory lives; "

@@ -23,6 +23,9 @@ struct StreamsResult: Codable {
     var error: String?
     var requested: Int
     var streams: Int?
+    /// How many of them ran (linked and started) when memory was sampled: a sink's mixer
+    /// takes a limited number of inputs (128 on PipeWire 0.3.65), the rest stay suspended.
+    var running: Int?
     /// Medians of the last three of `rssSamplesKiB` / `rssNoShmemSamplesKiB`.
     var rssKiB: Int?
     var rssNoShmemKiB: Int?
@@ -150,17 +153,21 @@ enum DaemonCost {
                 guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
                 return helperOutput(h).contains("READY")
             }
-            // Let them all start running and WirePlumber link them.
-            try sandbox.waitUntil(timeout: 20, poll: 0.25, "the streams to be linked") {
-                Graph.streamCount(try sandbox.dump()) >= count
+            // Wait until WirePlumber has linked what it can and those streams run (the same
+            // count six polls in a row): the daemon's memory grows with each stream that starts.
+            var runningSeen: [Int] = []
+            try sandbox.waitUntil(timeout: 60, poll: 0.5, "the streams to run") {
+                runningSeen.append(Graph.runningStreamCount(try sandbox.dump()))
+                let last = runningSeen.suffix(6)
+                return last.count == 6 && last.allSatisfy { $0 > 0 && $0 == last.first }
             }
-            // The daemon's memory grows for seconds after the streams exist (buffers of
-            // streams still starting): sample every 0.5 s until three samples in a row lie
-            // within 2% of each other (at most 20 s), and report their median.
+            r.running = runningSeen.last
+            // Then sample every 0.5 s until four samples in a row lie within 0.5% of each
+            // other (at most 20 s), and report the median of the last three.
             var rss: [Int] = [], noShmem: [Int] = []
             func settled(_ v: [Int]) -> Bool {
-                guard v.count >= 3, let lo = v.suffix(3).min(), let hi = v.suffix(3).max(), lo > 0 else { return false }
-                return Double(hi - lo) / Double(lo) < 0.02
+                guard v.count >= 4, let lo = v.suffix(4).min(), let hi = v.suffix(4).max(), lo > 0 else { return false }
+                return Double(hi - lo) / Double(lo) < 0.005
             }
             for _ in 0..<40 {
                 usleep(500_000)

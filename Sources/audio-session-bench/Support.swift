@@ -156,6 +156,14 @@ extension Graph {
         Sandbox.objects(dump, type: "PipeWire:Interface:Node")
             .filter { Sandbox.props($0)["media.class"] as? String == "Stream/Output/Audio" }.count
     }
+
+    /// The playback streams whose node runs (linked and started).
+    static func runningStreamCount(_ dump: [[String: Any]]) -> Int {
+        Sandbox.objects(dump, type: "PipeWire:Interface:Node").filter {
+            Sandbox.props($0)["media.class"] as? String == "Stream/Output/Audio"
+                && ($0["info"] as? [String: Any])?["state"] as? String == "running"
+        }.count
+    }
 }
 
 /// Where a stream's audio goes: the nodes it is linked to, with a loopback (a sink that
