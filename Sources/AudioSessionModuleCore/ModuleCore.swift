@@ -137,8 +137,9 @@ public final class ModuleCore {
             pendingChanges[object] = (pendingOrder, event)
             return
         }
-        flush()
+        // The held changes decided first count towards this event's time in the loop.
         let started = Self.now()
+        flush()
         runAll(policy.handle(event))
         noteTime(since: started, "deciding \(event)")
     }
