@@ -154,12 +154,13 @@ enum DaemonCost {
                 return helperOutput(h).contains("READY")
             }
             // Wait until WirePlumber has linked what it can and those streams run (the same
-            // count six polls in a row): the daemon's memory grows with each stream that starts.
+            // count for 10 s: WirePlumber 0.4 may link nothing for seconds while it works
+            // through a burst): the daemon's memory grows with each stream that starts.
             var runningSeen: [Int] = []
-            try sandbox.waitUntil(timeout: 60, poll: 0.5, "the streams to run") {
+            try sandbox.waitUntil(timeout: 90, poll: 0.5, "the streams to run") {
                 runningSeen.append(Graph.runningStreamCount(try sandbox.dump()))
-                let last = runningSeen.suffix(6)
-                return last.count == 6 && last.allSatisfy { $0 > 0 && $0 == last.first }
+                let last = runningSeen.suffix(20)
+                return last.count == 20 && last.allSatisfy { $0 > 0 && $0 == last.first }
             }
             r.running = runningSeen.last
             // Then sample every 0.5 s until four samples in a row lie within 0.5% of each
