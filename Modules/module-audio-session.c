@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include <spa/utils/result.h>
 #include <spa/utils/string.h>
@@ -223,6 +225,8 @@ struct node_entry {
 	/* An ALSA-style endpoint: a port (route) of a device's profile device. */
 	uint32_t device_id;		/**< `device.id`, or SPA_ID_INVALID */
 	int32_t profile_device;		/**< `card.profile.device`, or -1 */
+	uint64_t props_digest;		/**< of the properties last handed to the core */
+	bool told_props;
 };
 
 struct device_entry {
@@ -267,6 +271,7 @@ struct impl {
 	struct spa_hook context_listener;
 
 	struct pw_properties *args;
+	uint64_t props_seed;		/**< keys the digests of node properties */
 	struct pw_impl_metadata *metadata;	/**< NULL between its destruction and recreation */
 	struct spa_hook metadata_listener;
 	struct spa_hook metadata_global_listener;
@@ -647,6 +652,30 @@ static void source_check_mute(struct node_entry *n)
 	as_core_endpoint_mute_changed(core_for_event(n->impl), n->id, mute);
 }
 
+/** A digest of `dict`'s items, keyed with the module's own random seed (a client cannot
+ * aim at it): FNV-1a over each key and value with their terminators. `node.driver-id`,
+ * which PipeWire 1.x sets when a node starts and removes when it stops, is left out: the
+ * core reads nothing from it. */
+static uint64_t props_digest(uint64_t seed, const struct spa_dict *dict)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	const struct spa_dict_item *it;
+	uint32_t counted = 0;
+
+	if (dict == NULL)
+		return h;
+	spa_dict_for_each(it, dict) {
+		if (it->key == NULL || spa_streq(it->key, "node.driver-id"))
+			continue;
+		counted++;
+		for (const char *c = it->key; c != NULL; c = *c ? c + 1 : NULL)
+			h = (h ^ (uint8_t) *c) * 0x100000001b3ULL;
+		for (const char *c = it->value ? it->value : ""; c != NULL; c = *c ? c + 1 : NULL)
+			h = (h ^ (uint8_t) *c) * 0x100000001b3ULL;
+	}
+	return h ^ counted;
+}
+
 static void node_info_changed(void *data, const struct pw_node_info *info)
 {
 	struct node_entry *n = data;
@@ -665,6 +694,13 @@ static void node_info_changed(void *data, const struct pw_node_info *info)
 		source_check_mute(n);
 	if (!(info->change_mask & PW_NODE_CHANGE_MASK_PROPS))
 		return;
+	/* PipeWire 1.x announces a node's properties on each start and stop (its
+	 * driver's id): they reach the core only when an item it reads did change. */
+	uint64_t digest = props_digest(n->impl->props_seed, info->props);
+	if (n->told_props && digest == n->props_digest)
+		return;
+	n->props_digest = digest;
+	n->told_props = true;
 	if (n->kind == OBJECT_ENDPOINT) {
 		endpoint_to_core(n->impl, n, info->props, as_core_endpoint_changed);
 		return;
@@ -1395,6 +1431,11 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 		goto error;
 	if ((res = as_probes_init(&impl->probes, context, on_heard, impl)) < 0)
 		goto error;
+	if (getrandom(&impl->props_seed, sizeof(impl->props_seed), GRND_NONBLOCK) != sizeof(impl->props_seed)) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		impl->props_seed = ((uint64_t) ts.tv_nsec << 32) ^ (uint64_t) ts.tv_sec ^ (uint64_t) (uintptr_t) impl;
+	}
 	impl->flush_event = pw_loop_add_event(pw_context_get_main_loop(context), on_flush, impl);
 	impl->recreate_event = pw_loop_add_event(pw_context_get_main_loop(context), on_recreate_metadata, impl);
 	if (impl->flush_event == NULL || impl->recreate_event == NULL) {
