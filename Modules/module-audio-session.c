@@ -695,7 +695,7 @@ static void node_info_changed(void *data, const struct pw_node_info *info)
 	if (!(info->change_mask & PW_NODE_CHANGE_MASK_PROPS))
 		return;
 	/* PipeWire 1.x announces a node's properties on each start and stop (its
-	 * driver's id): they reach the core only when an item it reads did change. */
+	 * driver's id): they reach the core only when another item changed. */
 	uint64_t digest = props_digest(n->impl->props_seed, info->props);
 	if (n->told_props && digest == n->props_digest)
 		return;
