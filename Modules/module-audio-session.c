@@ -652,6 +652,17 @@ static void source_check_mute(struct node_entry *n)
 	as_core_endpoint_mute_changed(core_for_event(n->impl), n->id, mute);
 }
 
+/** FNV-1a over `str`'s bytes and its terminator, on from `h`. */
+static uint64_t fnv1a_string(uint64_t h, const char *str)
+{
+	const unsigned char *c = (const unsigned char *) str;
+
+	do
+		h = (h ^ *c) * 0x100000001b3ULL;
+	while (*c++ != '\0');
+	return h;
+}
+
 /** A digest of `dict`'s items, keyed with the module's own random seed (a client cannot
  * aim at it): FNV-1a over each key and value with their terminators. `node.driver-id`,
  * which PipeWire 1.x sets when a node starts and removes when it stops, is left out: the
@@ -668,10 +679,8 @@ static uint64_t props_digest(uint64_t seed, const struct spa_dict *dict)
 		if (it->key == NULL || spa_streq(it->key, "node.driver-id"))
 			continue;
 		counted++;
-		for (const char *c = it->key; c != NULL; c = *c ? c + 1 : NULL)
-			h = (h ^ (uint8_t) *c) * 0x100000001b3ULL;
-		for (const char *c = it->value ? it->value : ""; c != NULL; c = *c ? c + 1 : NULL)
-			h = (h ^ (uint8_t) *c) * 0x100000001b3ULL;
+		h = fnv1a_string(h, it->key);
+		h = fnv1a_string(h, it->value ? it->value : "");
 	}
 	return h ^ counted;
 }

@@ -470,11 +470,11 @@ def target_hostile_memory(pairs):
 def md_targets(res, policy):
     sy = systems(res)
     mod, base = sy.get("module") or {}, sy.get("baseline") or {}
+    pairs = generation_pairs(res)
     return (["## Targets", "", "| target | measured (module) | baseline | |", "|---|---|---|---|"]
             + target_headphones(mod, base) + target_duck(mod, base) + target_notify(mod) + target_policy(policy)
-            + target_memory(generation_pairs(res), res["parameters"]) + target_wakeups(mod, base)
-            + target_cpu(generation_pairs(res)) + target_stall(mod, base) + target_hostile_memory(generation_pairs(res))
-            + [""])
+            + target_memory(pairs, res["parameters"]) + target_wakeups(mod, base)
+            + target_cpu(pairs) + target_stall(mod, base) + target_hostile_memory(pairs) + [""])
 
 
 def md_headphones(res, rel):
@@ -724,10 +724,10 @@ def md_daemon(res):
       + (f" The pause/resume toggles and each property flood run {p['costRounds']} times, each round with a new client; "
          "the figure is the median of the rounds (the daemon's CPU per event differs between rounds by more than the "
          "module adds, mostly its wake-ups' cost)." if p.get("costRounds") else ""))
+    floods = {x["mode"]: x for x in mod.get("propertyFloods") or []}
+    bfloods = {x["mode"]: x for x in base.get("propertyFloods") or []}
     rounds = []
-    for label, a, b in (("pause/resume", c, cb),) + tuple(
-            (f"{x['mode']} updates", x, next((y for y in base.get("propertyFloods") or [] if y["mode"] == x["mode"]), {}))
-            for x in mod.get("propertyFloods") or []):
+    for label, a, b in [("pause/resume", c, cb)] + [(f"{m} updates", x, bfloods.get(m) or {}) for m, x in floods.items()]:
         ra, rb = a.get("roundsMsPerThousand"), b.get("roundsMsPerThousand")
         if ra and rb:
             rounds.append(f"{label}: module " + ", ".join(f"{v:.1f}" for v in ra)
@@ -745,8 +745,6 @@ def md_daemon(res):
     w(side_by_side_row(f"RSS without shared buffers, {p['streams']} streams", s_.get("rssNoShmemKiB"),
                        sb.get("rssNoShmemKiB"), " MiB", 1, mib))
     w(side_by_side_row("CPU per 1,000 pause/resume events", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand"), " ms", 1))
-    floods = {x["mode"]: x for x in mod.get("propertyFloods") or []}
-    bfloods = {x["mode"]: x for x in base.get("propertyFloods") or []}
     for mode, label in (("activation", "CPU per 1,000 activation-request updates"), ("silent", "CPU per 1,000 silent-mode flips")):
         if mode in floods or mode in bfloods:
             w(side_by_side_row(label, (floods.get(mode) or {}).get("cpuMsPerThousand"),

@@ -152,17 +152,16 @@ enum Proc {
 // MARK: Graph (pw-dump)
 
 extension Graph {
-    static func streamCount(_ dump: [[String: Any]]) -> Int {
+    static func playbackStreams(_ dump: [[String: Any]]) -> [[String: Any]] {
         Sandbox.objects(dump, type: "PipeWire:Interface:Node")
-            .filter { Sandbox.props($0)["media.class"] as? String == "Stream/Output/Audio" }.count
+            .filter { Sandbox.props($0)["media.class"] as? String == "Stream/Output/Audio" }
     }
+
+    static func streamCount(_ dump: [[String: Any]]) -> Int { playbackStreams(dump).count }
 
     /// The playback streams whose node runs (linked and started).
     static func runningStreamCount(_ dump: [[String: Any]]) -> Int {
-        Sandbox.objects(dump, type: "PipeWire:Interface:Node").filter {
-            Sandbox.props($0)["media.class"] as? String == "Stream/Output/Audio"
-                && ($0["info"] as? [String: Any])?["state"] as? String == "running"
-        }.count
+        playbackStreams(dump).filter { ($0["info"] as? [String: Any])?["state"] as? String == "running" }.count
     }
 }
 
