@@ -738,6 +738,9 @@ static void node_active_changed(void *data, bool active)
 	/* Activated by its owner (pw_stream, pipewire-pulse on uncork), not by our
 	 * own resume: the core reads it as an activation request if it holds the
 	 * stream paused (R16), never as a silent bypass. */
+	if (n->kind == OBJECT_STREAM)
+		pw_log_debug("stream %u %s%s", n->id, active ? "active" : "inactive",
+				n->changing_active ? " (by the policy)" : "");
 	if (n->kind == OBJECT_STREAM && active && !n->changing_active)
 		as_core_stream_activated(core_for_event(n->impl), n->id);
 }

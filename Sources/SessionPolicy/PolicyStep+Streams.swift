@@ -155,8 +155,10 @@ extension PolicyStep {
             guard let t = traits(s), !t.unmanaged else { return }
             if !isActive(s) { activate(s, explicit: false) }
         } else {
-            if st.pausedByPolicy {
-                // The module confirms the policy's pause.
+            if st.pausedByPolicy || st.pauseReleased {
+                // The module confirms the policy's pause, also one let go of before the
+                // confirmation came (the player reported Paused within the node's stop): the
+                // program paused because the policy asked, not by itself (R18).
                 st.running = false
                 state.setDecisions(n, st)
                 return

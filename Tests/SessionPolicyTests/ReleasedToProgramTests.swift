@@ -23,6 +23,20 @@ struct ReleasedToProgramTests {
         #expect(w.session(legacyS(10))?.active == true)
     }
 
+    @Test("R15 R18 a stream released before the module confirms the policy's pause did not pause itself: it resumes after the call")
+    func r15R18AReleaseAheadOfThePausesConfirmationIsNotASelfPause() {
+        var w = World()
+        w.legacy(10, client: 1, role: "Music")
+        w.legacy(20, client: 2, role: "Phone")
+        w.play(10)
+        #expect(w.decide(.streamRunning(N(20), true)) == [.pause(N(10)), began(legacyS(10))])
+        // The player reports Paused (the bridge's Pause) before the node's stop reaches the
+        // policy: the stop that follows is the module's pause taking effect.
+        _ = w.decide(.streamReleasedToProgram(N(10)))
+        #expect(w.decide(.streamRunning(N(10), false)) == [])
+        #expect(w.decide(.streamRunning(N(20), false)) == [ended(legacyS(10), resume: true)])
+    }
+
     @Test("R16 a released stream that its program starts during the call is refused and paused again")
     func r16AReleasedStreamThatItsProgramStartsDuringTheCallIsRefused() {
         var w = World()
