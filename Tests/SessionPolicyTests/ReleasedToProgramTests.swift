@@ -37,6 +37,51 @@ struct ReleasedToProgramTests {
         #expect(w.decide(.streamRunning(N(20), false)) == [ended(legacyS(10), resume: true)])
     }
 
+    @Test("R15 R18 R42 in whatever order the player's reports and the node's events arrive, a governed player faded out for a call fades back in after it")
+    func r15R18R42EveryOrderOfReportsAndNodeEventsEndsWithTheMusicBack() {
+        let player = "org.mpris.MediaPlayer2.firefox.instance_1_5"
+        let paused = Event.playerReportChanged(C(70), PlayerReport(governed: [N(10): player], released: [N(10)]))
+        let playing = Event.playerReportChanged(C(70), PlayerReport(governed: [N(10): player], released: []))
+        let fadedOut = Event.streamFadedOut(N(10)), stopped = Event.streamRunning(N(10), false)
+        let activated = Event.streamActivatedByOwner(N(10)), running = Event.streamRunning(N(10), true)
+        // During the call: the module's fade reaches silence; the node stops (the module's
+        // pause, or the program's own, or never, as Chromium keeps writing silence); the
+        // player reports Paused.
+        let during: [[Event]] = [
+            [fadedOut, stopped, paused], [fadedOut, paused, stopped], [stopped, fadedOut, paused],
+            [stopped, paused, fadedOut], [paused, fadedOut, stopped], [paused, stopped, fadedOut],
+            [fadedOut, paused], [paused, fadedOut],
+        ]
+        // After it: the player reports Playing; its node starts (the policy's resume, or the
+        // program's own activation first).
+        let after: [[Event]] = [[playing], [playing, running], [activated, running, playing],
+                                [activated, playing, running], [running, playing]]
+        for d in during {
+            for a in after {
+                var w = World {
+                    $0.fadeOutMilliseconds = 300
+                    $0.fadeInMilliseconds = 500
+                    $0.daemonUserID = 1000
+                }
+                w.legacy(10, client: 1, role: "Music")
+                w.play(10)
+                w.legacy(30, client: 3, role: "Phone")
+                w.when(.clientAdded(C(70), [:], identity: ClientIdentity(uid: 1000)))
+                var fx = w.decide(.streamRunning(N(30), true))
+                for e in d { fx += w.decide(e) }
+                let end = w.decide(.streamRunning(N(30), false))
+                #expect(end.first == ended(legacyS(10), resume: true), "\(d): \(end)")
+                fx += end
+                for e in a { fx += w.decide(e) }
+                let st = w.policy.snapshot().streams[N(10)]
+                let fades = fx.filter { if case .fade(N(10), _, _) = $0 { return true } else { return false } }
+                #expect(st?.pausedByPolicy == false && st?.pauseReleased == false, "\(d) then \(a)")
+                #expect(st?.fade == StreamFade.none && fades.last == .fade(N(10), gain: 1, milliseconds: 500),
+                        "\(d) then \(a): \(fx)")
+            }
+        }
+    }
+
     @Test("R16 a released stream that its program starts during the call is refused and paused again")
     func r16AReleasedStreamThatItsProgramStartsDuringTheCallIsRefused() {
         var w = World()
