@@ -1,5 +1,5 @@
 import PropertyBased
-import SessionPolicy
+@testable import SessionPolicy
 import PipeWireFacts
 import Testing
 
@@ -14,6 +14,46 @@ struct PropertyTests {
             for n in checker.policy.snapshot().streams.keys.sorted() { checker.run(.streamRemoved(n)) }
             #expect(checker.paused.isEmpty)
             #expect(checker.problems == [])
+        }
+    }
+
+    @Test("Nothing is kept of what has gone: once every link, stream, endpoint and client has left and the timers have run, the policy holds no state for any of them")
+    func onceEverythingHasGoneNothingIsKept() async {
+        var fades = PolicyConfiguration()
+        fades.fadeOutMilliseconds = 300
+        fades.fadeInMilliseconds = 500
+        await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
+            var policy = SessionPolicy(configuration: fades)
+            var timers: Set<UInt64> = []
+            func run(_ e: Event) {
+                for effect in policy.handle(e) {
+                    if case .scheduleTimer(let token, _) = effect { timers.insert(token) }
+                }
+            }
+            for code in codes {
+                run(code % 7 == 0 ? Event.streamFadedOut(N(10 + code / 7 % 6)) : RandomGraph.event(code))
+                if code % 11 == 0 {
+                    run(.playerReportChanged(C(UInt32(code % 3 + 1)), PlayerReport(governed: [N(10 + code % 6): "p"], released: [N(10 + code % 6)])))
+                }
+            }
+            let m = policy.snapshot()
+            for l in m.links.keys.sorted() { run(.linkRemoved(l)) }
+            for n in m.streams.keys.sorted() { run(.streamRemoved(n)) }
+            for n in m.relays.keys.sorted() { run(.streamRemoved(n)) }
+            // The module reads the routes of endpoint nodes it knows, and announces each
+            // one's removal: a reading taken before the node was added goes with it.
+            for n in Set(m.endpoints.keys).union(m.earlyRoutes.keys).sorted() { run(.endpointRemoved(n)) }
+            for c in m.clients.keys.sorted() { run(.clientRemoved(c)) }
+            while let token = timers.min() {
+                timers.remove(token)
+                run(.timerFired(token))
+            }
+            let left = policy.snapshot()
+            #expect(left.clients.isEmpty && left.streams.isEmpty && left.endpoints.isEmpty && left.links.isEmpty)
+            #expect(left.relays.isEmpty && left.monitors.isEmpty && left.earlyRoutes.isEmpty)
+            #expect(left.playerReports.isEmpty && left.switchRequests.isEmpty && left.publishedPlayers.isEmpty)
+            #expect(left.marks.isEmpty, "\(left.marks)")
+            #expect(left.held.isEmpty && left.published.isEmpty, "\(left.held) \(left.published.keys)")
         }
     }
 
