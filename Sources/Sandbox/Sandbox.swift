@@ -178,6 +178,9 @@ public final class Sandbox: @unchecked Sendable {
         denv["DBUS_SYSTEM_BUS_ADDRESS"] = options.bluetooth ? "unix:path=" + run + "/system_bus_socket"
                                                             : "unix:path=" + directory + "/no-system-bus"
         denv["PIPEWIRE_LOG_SYSTEMD"] = "false"
+        if let level = options.moduleLogLevel, denv["PIPEWIRE_DEBUG"] == nil {
+            denv["PIPEWIRE_DEBUG"] = "mod.audio-session:\(max(0, min(level, 5)))"
+        }
         denv.merge(pipewire.daemonEnvironment) { $1 }
         for key in ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY"] { denv.removeValue(forKey: key) }
         if let module = modulePath, let sys = pipewire.moduleDirectory(scratch: directory + "/tmp") {
@@ -327,6 +330,17 @@ public final class Sandbox: @unchecked Sendable {
     /// Starts dbus-daemon on `runtime/bus` and waits until it has printed its address.
     private func startSessionBus() throws {
         try startBus(name: "dbus-daemon", socket: directory + "/runtime/bus")
+    }
+
+    /// The module's last `lines` messages in the daemon's log (see `SandboxOptions.moduleLogLevel`)
+    /// about streams and what it did with them: the comings and goings of clients (the
+    /// tests' own `pw-dump` polls among them) are left out.
+    public func moduleLog(lines: Int = 60) -> String {
+        let text = (try? String(contentsOfFile: directory + "/logs/pipewire.log", encoding: .utf8)) ?? ""
+        let clients = ["add_client()", "client_destroy()", "metadata_permissions_changed()"]
+        return text.split(separator: "\n")
+            .filter { line in line.contains("mod.audio-session") && !clients.contains { line.contains($0) } }
+            .suffix(lines).joined(separator: "\n")
     }
 
     /// Starts a dbus-daemon (with the session bus's configuration) on `socket`.

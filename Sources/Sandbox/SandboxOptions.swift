@@ -104,6 +104,11 @@ public struct SandboxOptions: Sendable {
     public var bluetooth: Bool = false
     /// The fake BlueZ program (data/fake-bluez.py; `SandboxConfig.fakeBluezPath()` finds it) for `bluetooth`.
     public var fakeBluez: String?
+    /// How much of its work the module writes into the daemon's log (`logs/pipewire.log`,
+    /// `Sandbox.moduleLog`): 4 its decisions (pauses, resumes, fades, notifications), 5 also
+    /// each stream's start, stop and activation. nil: PipeWire's default, warnings only. A
+    /// `PIPEWIRE_DEBUG` of the caller's own is kept as it is.
+    public var moduleLogLevel: Int?
 
     public init(
         devices: [VirtualDevice] = [.speaker, .headphones],

@@ -173,6 +173,8 @@ extension Integration {
         static func sandbox() throws -> Sandbox {
             var options = SandboxOptions()
             options.devices = [.speaker, .headphones, microphone]
+            // What the module did goes into a failure's message.
+            options.moduleLogLevel = 5
             let sandbox = try Sandbox.start(options)
             do {
                 try sandbox.waitUntil(timeout: 15, "the microphone to be the default source") {
@@ -262,22 +264,22 @@ extension Integration {
             if !caller.isRunning { Issue.record("the call ended inside the measured window") }
 
             try sandbox.waitUntil(timeout: 15, "the call to end") { !caller.isRunning }
-            try sandbox.waitUntil(timeout: 15, "the browser's player to report Playing again") {
-                try Self.status(sandbox, browser) == "Playing"
-            }
-            try sandbox.waitUntil(timeout: 30, "the browser's music to play on the headphones again") {
-                try Self.playingOnHeadphones(sandbox, process) != nil
-            }
-            // Its stream runs before the browser has decoded music into it again (it may keep
-            // the stream running, silent, while paused): the music comes when the browser
-            // is ready, which under load can be more than a second.
-            let resumed = recorder.mark
             do {
+                try sandbox.waitUntil(timeout: 15, "the browser's player to report Playing again") {
+                    try Self.status(sandbox, browser) == "Playing"
+                }
+                try sandbox.waitUntil(timeout: 30, "the browser's music to play on the headphones again") {
+                    try Self.playingOnHeadphones(sandbox, process) != nil
+                }
+                // Its stream runs before the browser has decoded music into it again (it may keep
+                // the stream running, silent, while paused): the music comes when the browser
+                // is ready, which under load can be more than a second.
+                let resumed = recorder.mark
                 try sandbox.waitUntil(timeout: 15, "the browser's music to reach the headphones again") {
                     recorder.nonZeroSamples(from: resumed, to: recorder.mark) > 0
                 }
             } catch {
-                Issue.record("\(error)\nbridge log:\n\(bridge.logTail())")
+                Issue.record("\(error)\nbridge log:\n\(bridge.logTail())\nmodule log:\n\(sandbox.moduleLog())")
             }
             let wav = try recorder.stop()
             let leaked = PolicyInterruptionTests.nonZero(wav, from: from, to: to)

@@ -53,8 +53,15 @@ extension Integration {
             return out
         }
 
+        /// What the program printed, in order, without the lines libpipewire logs into the same
+        /// output (`[W][…] …`: a warning may come before the program's first line).
         static func lines(_ p: ChildProcess) -> [String] {
-            Client.log(p).split(separator: "\n").map(String.init)
+            Client.log(p).split(separator: "\n").map(String.init).filter { !isPipeWireLogLine($0) }
+        }
+
+        static func isPipeWireLogLine(_ line: String) -> Bool {
+            let c = Array(line.utf8.prefix(4))
+            return c.count == 4 && c[0] == UInt8(ascii: "[") && c[2] == UInt8(ascii: "]") && c[3] == UInt8(ascii: "[")
         }
 
         static func waitForLine(_ p: ChildProcess, _ line: String, _ sandbox: Sandbox, timeout: TimeInterval = 15) throws {
