@@ -108,10 +108,14 @@ extension Integration {
             defer { sandbox.stop() }
             let player = try sandbox.spawn([exe, "60"], environment: try Self.environment())
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
-            try Self.waitForLine(player, "activated (playback, output: headphones)", sandbox)
             try Self.waitForLine(player, "playing", sandbox)
-            try sandbox.waitUntil(timeout: 15, "the player's session to be playing") {
-                try Client.session(sandbox, application: "c-player")?["playing"] as? Bool == true
+            // Before its stream exists, a session's route is every output present, in node
+            // order; once it plays, it is where its stream goes: the headphones.
+            #expect(Self.lines(player).first?.hasPrefix("activated (playback, output: ") == true, "\(Client.log(player))")
+            try sandbox.waitUntil(timeout: 15, "the player's session to be playing on the headphones") {
+                guard let s = try Client.session(sandbox, application: "c-player"), s["playing"] as? Bool == true else { return false }
+                let outputs = (s["route"] as? [String: Any])?["outputs"] as? [[String: Any]] ?? []
+                return outputs.map { $0["type"] as? String } == ["headphones"]
             }
             let call = try Client.run(sandbox, ["interrupt", "--as", "call", "--duration", "1"])
             #expect(call.status == 0, "\(call.stderr)")
@@ -185,7 +189,9 @@ extension Integration {
             let p = try sandbox.spawn(["/usr/bin/python3", script, "60"], environment: try Self.environment())
             defer { p.terminate(signal: SIGKILL, timeout: 2) }
             try Self.waitForLine(p, "playing", sandbox)
-            #expect(Self.lines(p).first?.hasPrefix("activated (output: headphones") == true, "\(Client.log(p))")
+            // Every output present before its stream exists, in node order.
+            let first = Self.lines(p).first ?? ""
+            #expect(first.hasPrefix("activated (output: ") && first.contains("headphones"), "\(Client.log(p))")
             try sandbox.waitUntil(timeout: 15, "its session to be playing") {
                 try Client.session(sandbox, application: "python-session")?["playing"] as? Bool == true
             }
