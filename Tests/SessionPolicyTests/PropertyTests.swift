@@ -5,6 +5,19 @@ import Testing
 
 @Suite("Invariants over random event sequences")
 struct PropertyTests {
+    /// The module's fades: 300 ms out, 500 ms in.
+    static var fades: PolicyConfiguration {
+        var c = PolicyConfiguration()
+        c.fadeOutMilliseconds = 300
+        c.fadeInMilliseconds = 500
+        return c
+    }
+
+    /// Every seventh code is the module's report that a stream's fade reached silence.
+    static func eventOrFadeReport(_ code: UInt32) -> Event {
+        code % 7 == 0 ? Event.streamFadedOut(N(10 + code / 7 % 6)) : RandomGraph.event(code)
+    }
+
     @Test("Pauses match resumes or ends, effects name known streams, gains stay in [duck level, 1], began/ended alternate")
     func pausesMatchResumesEffectsNameKnownStreamsGainsStayInRangeBeganAndEndedAlternate() async {
         await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
@@ -19,9 +32,7 @@ struct PropertyTests {
 
     @Test("Nothing is kept of what has gone: once every link, stream, endpoint and client has left and the timers have run, the policy holds no state for any of them")
     func onceEverythingHasGoneNothingIsKept() async {
-        var fades = PolicyConfiguration()
-        fades.fadeOutMilliseconds = 300
-        fades.fadeInMilliseconds = 500
+        let fades = Self.fades
         await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
             var policy = SessionPolicy(configuration: fades)
             var timers: Set<UInt64> = []
@@ -31,7 +42,7 @@ struct PropertyTests {
                 }
             }
             for code in codes {
-                run(code % 7 == 0 ? Event.streamFadedOut(N(10 + code / 7 % 6)) : RandomGraph.event(code))
+                run(Self.eventOrFadeReport(code))
                 if code % 11 == 0 {
                     run(.playerReportChanged(C(UInt32(code % 3 + 1)), PlayerReport(governed: [N(10 + code % 6): "p"], released: [N(10 + code % 6)])))
                 }
@@ -59,14 +70,9 @@ struct PropertyTests {
 
     @Test("R42 with the module's fades, the module's silence reports coming at any point: the same invariants, began only once silent, no stream plays held silent")
     func withFadesTheInvariantsHoldAndBeganFollowsTheSilence() async {
-        var fades = PolicyConfiguration()
-        fades.fadeOutMilliseconds = 300
-        fades.fadeInMilliseconds = 500
+        let fades = Self.fades
         await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
-            // Every seventh code is the module's report that a stream's fade reached silence.
-            let events = codes.map { code in
-                code % 7 == 0 ? Event.streamFadedOut(N(10 + code / 7 % 6)) : RandomGraph.event(code)
-            }
+            let events = codes.map(Self.eventOrFadeReport)
             let problems = invariantProblems(events, configuration: fades)
             #expect(problems == [])
         }
