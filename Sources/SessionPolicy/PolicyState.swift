@@ -344,6 +344,16 @@ extension PolicyState {
     }
 
     /// The sessions whose traits the graph changed since the last call, with their traits before.
+    /// Whether programs wait for review or sessions for their trait changes (R43).
+    var hasProgramWork: Bool { !programsToReview.isEmpty || !traitChanges.isEmpty }
+
+    /// Forgets the programs left to review and the trait changes left to apply: a step
+    /// leaves neither behind (the next event's review sees the state as it is).
+    mutating func dropProgramWork() {
+        programsToReview = []
+        traitChanges = [:]
+    }
+
     mutating func takeTraitChanges() -> [SessionID: SessionTraits] {
         defer { traitChanges = [:] }
         return traitChanges

@@ -8,9 +8,10 @@ enum Arbitration: Equatable {
 extension PolicyReading {
     /// Decides whether `s` may become active now, and whom it interrupts.
     func arbitrate(_ s: SessionID, _ t: SessionTraits) -> Arbitration {
-        // R10 / R6: a call holds audio; only calls and accessibility get through.
+        // R10 / R6: a call holds audio; only calls and accessibility get through. R43: a call
+        // recognised from the graph holds back none of its own program's sessions.
         if t.priorityClass != .call && !t.exemptFromCalls {
-            if let c = Self.lowest(index.activeCalls, where: { c in c != s && clientOf(c) != t.client }) {
+            if let c = Self.lowest(index.activeCalls, where: { c in c != s && clientOf(c) != t.client && !isOwnInferredCall(c, of: s) }) {
                 return .refused(
                     SessionError(code: .insufficientPriority, message: "A call (\(c)) holds the audio; only another call may interrupt it. [R6]"),
                     blocker: c)
@@ -37,8 +38,11 @@ extension PolicyReading {
             }
         }
         var victims: [SessionID] = []
+        // R43: a call recognised from the graph interrupts none of its own program's sessions.
+        let ownProgram = t.priorityClass == .call ? inferredCallProgram(s, t) : nil
         func consider(_ a: SessionID, _ rule: (SessionTraits) -> Bool) {
             guard a != s, clientOf(a) != t.client, let ta = traits(a) else { return }
+            if let key = ownProgram, belongs(a, to: key) { return }
             // R17: alerts neither interrupt nor duck a session that prefers so.
             if t.isAlert && ta.prefersNoAlerts { return }
             if rule(ta) { victims.append(a) }

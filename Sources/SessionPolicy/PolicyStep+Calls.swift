@@ -80,6 +80,30 @@ extension PolicyReading {
         if st.direction == .input && capturesMicrophone(n, st) { return .inferredRecording }
         return nil
     }
+
+    /// R43: the program whose call session `s` (with traits `t`) is, when the call was
+    /// recognised from the graph (a legacy stream whose role makes no call); nil otherwise.
+    func inferredCallProgram(_ s: SessionID, _ t: SessionTraits) -> ProgramKey? {
+        guard t.priorityClass == .call, case .stream(let n) = s, let st = model.streams[n],
+            roleRule(st.facts).priority != .call
+        else { return nil }
+        return program(of: st)
+    }
+
+    /// Whether session `a` is of program `key`: one of its streams is, or its client runs
+    /// as the program's process.
+    func belongs(_ a: SessionID, to key: ProgramKey) -> Bool {
+        if case .client(let c) = a, let p = model.clients[c]?.facts.processID, key == .process(p) { return true }
+        return streamsOf(a).contains { program(of: $0) == key }
+    }
+
+    /// R43: whether `call` is a call recognised from the graph of the program session `a` is
+    /// of. Such a call neither interrupts nor holds back its own program's sessions: its
+    /// microphone and its far end are the call.
+    func isOwnInferredCall(_ call: SessionID, of a: SessionID) -> Bool {
+        guard let t = traits(call), let key = inferredCallProgram(call, t) else { return false }
+        return belongs(a, to: key)
+    }
 }
 
 extension RoleRule {

@@ -81,7 +81,10 @@ extension PolicyStep {
     /// another active session stays interrupted, now by that one (R13: no second began).
     mutating func endInterruptions(causedBy cause: InterruptionCause, resumable: Bool) {
         guard let victims = index.victimsOf[cause] else { return }
-        for v in victims.sorted() {
+        // The highest priority first: a call that resumes holds back what it would interrupt,
+        // instead of a lower session resuming and being paused again in the same event.
+        let order = victims.map { (traits($0)?.priority ?? Int.min, $0) }.sorted { $0.0 != $1.0 ? $0.0 > $1.0 : $0.1 < $1.1 }
+        for (_, v) in order {
             guard let m = model.marks[v], let i = m.interruption, i.cause == cause, let t = traits(v) else { continue }
             if case .refused(_, let blocker) = arbitrate(v, t), .session(blocker) != cause {
                 clearInterruption(v)

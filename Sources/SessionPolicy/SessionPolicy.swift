@@ -127,8 +127,16 @@ public struct SessionPolicy: Sendable {
             if !step.profileSwitchWindowEnded(token) { step.heldEndExpired(token) }
         }
         if finishes {
-            step.reviewListening()
-            step.applyProgramChanges()
+            // R43: a call the graph made in this event may pause another program's capture;
+            // that program's outputs are then reviewed, and its own call may end. Each round
+            // settles what the last one changed; the bound keeps it finite whatever happens.
+            var rounds = 0
+            repeat {
+                step.reviewListening()
+                step.applyProgramChanges()
+                rounds += 1
+            } while rounds < 4 && step.state.hasProgramWork
+            step.state.dropProgramWork()
             step.finish()
         }
         return step.endEvent()

@@ -57,6 +57,23 @@ struct InterruptionTests {
         #expect(w.session(legacyS(10))?.interrupted == true)
     }
 
+    @Test("R13 R10 when an interrupter that held a call and the music ends, the call resumes first and the music stays interrupted, paused once")
+    func r13TheHigherVictimResumesFirst() {
+        var w = World()
+        w.legacy(30, client: 3, role: "Phone")
+        w.legacy(40, client: 4, role: "Phone")
+        w.legacy(10, client: 1, role: "Music")
+        w.play(30)
+        #expect(w.decide(.streamRunning(N(40), true)) == [.pause(N(30)), began(legacyS(30))])
+        // The music starts while the second call holds the audio: interrupted by that call.
+        #expect(w.decide(.streamRunning(N(10), true)) == [.pause(N(10)), began(legacyS(10))])
+        // The second call ends: the first resumes; the music, held back by it, neither plays
+        // for an instant nor hears anything (R13).
+        #expect(w.decide(.streamRunning(N(40), false)) == [ended(legacyS(30), resume: true), .resume(N(30))])
+        #expect(w.session(legacyS(10))?.interrupted == true)
+        #expect(w.policy.holdsPaused(N(10)))
+    }
+
     @Test("R14 shouldResume only when the interrupter notified others and the session was playing")
     func r14ShouldResumeOnlyWhenTheInterrupterNotifiedOthersAndTheSessionWasPlaying() {
         var w = World()

@@ -139,4 +139,44 @@ struct ListeningTests {
         #expect(!Self.listens(fx))
         #expect(fx.contains(.pause(N(10))))
     }
+
+    @Test("R43 a program's call interrupts none of its own sessions: a declared session of the program keeps recording the microphone that makes the call")
+    func r43TheCallSparesItsOwnProgramsDeclaredSession() {
+        var w = Self.musicPlaying()
+        // The program declares a recording on one connection (its microphone, 33) and plays
+        // the far end undeclared on another (32), as one process.
+        w.declared(23, "record", extra: G.browser)
+        w.stream(33, client: 23, .input, G.browser)
+        _ = w.decide(.linkAdded(L(3), output: N(G.mic), input: N(33)), .streamRunning(N(33), true))
+        _ = G.farEnd(&w)
+        let call = w.decide(.streamHeard(N(32)))
+        #expect(w.session(legacyS(32))?.priority == .call, "\(call)")
+        #expect(!call.contains(.pause(N(33))), "\(call)")
+        #expect(!call.contains(began(.client(C(23)))), "\(call)")
+        #expect(w.session(.client(C(23)))?.active == true)
+        // A session of the program that activates while the call holds the audio is let in.
+        w.declared(24, "playback", extra: G.browser)
+        w.stream(34, client: 24, .output, G.browser)
+        let ring = w.decide(.linkAdded(L(9), output: N(34), input: N(G.speaker)), .streamRunning(N(34), true))
+        #expect(!ring.contains(.pause(N(34))), "\(ring)")
+        #expect(w.session(.client(C(24)))?.active == true)
+    }
+
+    @Test("R43 a call that pauses another program's microphone in the same event: that program's outputs stop being listened to at once")
+    func r43AMicrophonePausedByACallStopsItsProgramsListening() {
+        var w = Self.capturingWithOutput()
+        // A second program records on a declared connection and plays silence undeclared.
+        let other: Properties = ["application.name": "Recorder", "application.process.id": "5151"]
+        w.declared(41, "record", extra: other)
+        w.stream(51, client: 41, .input, other)
+        _ = w.decide(.linkAdded(L(7), output: N(G.mic), input: N(51)), .streamRunning(N(51), true))
+        w.stream(52, client: 42, .output, other)
+        #expect(w.decide(.streamRunning(N(52), true)).contains(.listen(N(52), true)))
+        // The browser's output is heard: its call interrupts the recording, whose program then
+        // captures nothing.
+        let call = w.decide(.streamHeard(N(32)))
+        #expect(call.contains(.pause(N(51))), "\(call)")
+        #expect(call.contains(.listen(N(52), false)), "\(call)")
+        #expect(w.policy.snapshot().streams[N(52)]?.listened == false)
+    }
 }
