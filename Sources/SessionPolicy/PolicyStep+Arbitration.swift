@@ -128,7 +128,9 @@ extension PolicyStep {
             if explicit {
                 notify(s, .activationResult(.failure(error)))
             } else if model.marks[s]?.interruption == nil {
-                beginInterruption(s, cause: .session(blocker), reason: .default, wasPlaying: true)
+                // R42, R11: a stream of it still fading out (from before it was this session) is
+                // silent first; began waits for it.
+                beginInterruption(s, cause: .session(blocker), reason: .default, wasPlaying: true, tell: !isFadingOut(s))
             }
             return false
         case .allowed(let victims):

@@ -44,6 +44,21 @@ struct FadeTests {
         #expect(w.decide(.streamRunning(N(10), true)) == [])
     }
 
+    @Test("R42 R11 a session refused while one of its streams still fades out (it faded before the client declared) hears began once that stream is silent")
+    func r42ARefusedSessionHearsBeganOnceItsFadingStreamIsSilent() {
+        var w = Self.musicAndCall()
+        #expect(w.decide(.streamRunning(N(30), true)) == [Self.fadeOut])
+        // Mid-fade the music's client declares: the fading stream is now its session's.
+        _ = w.set(1, ["audio.session.category": "playAndRecord"])
+        // Its capture starts: the call refuses the session; the capture stops at once, and
+        // began waits for the music's silence.
+        w.stream(11, client: 1, .input)
+        let refused = w.decide(.streamRunning(N(11), true))
+        #expect(refused.contains(.pause(N(11))), "\(refused)")
+        #expect(!refused.contains(began(clientS(1))), "\(refused)")
+        #expect(w.decide(.streamFadedOut(N(10))) == [.pause(N(10)), began(clientS(1))])
+    }
+
     @Test("R42 an interruption that ends during the fade-out ramps the stream back from where it is: never paused, nothing told")
     func r42AnInterruptionThatEndsDuringTheFadeOutIsNeverToldAndNeverPauses() {
         var w = Self.musicAndCall()
