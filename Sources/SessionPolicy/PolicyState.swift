@@ -343,7 +343,6 @@ extension PolicyState {
         if on { index.listened.insert(n) } else { index.listened.remove(n) }
     }
 
-    /// The sessions whose traits the graph changed since the last call, with their traits before.
     /// Whether programs wait for review or sessions for their trait changes (R43).
     var hasProgramWork: Bool { !programsToReview.isEmpty || !traitChanges.isEmpty }
 
@@ -354,6 +353,7 @@ extension PolicyState {
         traitChanges = [:]
     }
 
+    /// The sessions whose traits the graph changed since the last call, with their traits before.
     mutating func takeTraitChanges() -> [SessionID: SessionTraits] {
         defer { traitChanges = [:] }
         return traitChanges
