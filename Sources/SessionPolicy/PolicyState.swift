@@ -343,8 +343,11 @@ extension PolicyState {
         if on { index.listened.insert(n) } else { index.listened.remove(n) }
     }
 
-    /// Whether programs wait for review or sessions for their trait changes (R43).
-    var hasProgramWork: Bool { !programsToReview.isEmpty || !traitChanges.isEmpty }
+    /// Whether programs wait for review (only while the policy listens to outputs: the
+    /// review does nothing otherwise) or sessions for their trait changes (R43).
+    var hasProgramWork: Bool {
+        (configuration.listensToOutputs && !programsToReview.isEmpty) || !traitChanges.isEmpty
+    }
 
     /// Forgets the programs left to review and the trait changes left to apply: a step
     /// leaves neither behind (the next event's review sees the state as it is).
