@@ -129,8 +129,8 @@ extension PolicyStep {
                 notify(s, .activationResult(.failure(error)))
             } else if model.marks[s]?.interruption == nil {
                 // R42, R11: a stream of it still fading out (from before it was this session) is
-                // silent first; began waits for it.
-                beginInterruption(s, cause: .session(blocker), reason: .default, wasPlaying: true, tell: !isFadingOut(s))
+                // silent first; began waits for it (`beginInterruption`).
+                beginInterruption(s, cause: .session(blocker), reason: .default, wasPlaying: true)
             }
             return false
         case .allowed(let victims):

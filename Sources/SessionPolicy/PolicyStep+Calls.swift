@@ -94,7 +94,7 @@ extension PolicyReading {
     /// as the program's process.
     func belongs(_ a: SessionID, to key: ProgramKey) -> Bool {
         if case .client(let c) = a, let p = model.clients[c]?.facts.processID, key == .process(p) { return true }
-        return streamsOf(a).contains { program(of: $0) == key }
+        return anyStream(of: a) { program(of: $0) == key }
     }
 
     /// R43: whether `call` is a call recognised from the graph of the program session `a` is

@@ -44,14 +44,16 @@ extension PolicyStep {
         m.active = false
         state.setMarks(v, m)
         updateMembership(v)
-        beginInterruption(v, cause: cause, reason: reason, wasPlaying: wasPlaying, tell: !isFadingOut(v))
+        beginInterruption(v, cause: cause, reason: reason, wasPlaying: wasPlaying)
     }
 
-    /// Records an interruption and tells the session (after its pauses, R11), or leaves the
-    /// telling (`tell` false) until its fading streams are silent (`tellBeganOnceSilent`).
-    mutating func beginInterruption(_ v: SessionID, cause: InterruptionCause, reason: InterruptionReason, wasPlaying: Bool, tell: Bool = true) {
+    /// Records an interruption and tells the session (after its pauses, R11); while one of
+    /// its streams still fades out (R42) the telling waits until they are silent
+    /// (`tellBeganOnceSilent`).
+    mutating func beginInterruption(_ v: SessionID, cause: InterruptionCause, reason: InterruptionReason, wasPlaying: Bool) {
         var m = model.marks[v] ?? SessionMarks()
         guard m.interruption == nil else { return }
+        let tell = !isFadingOut(v)
         m.interruption = InterruptionMark(cause: cause, reason: reason, wasPlaying: wasPlaying, beganTold: tell)
         state.setMarks(v, m)
         touched.insert(v)

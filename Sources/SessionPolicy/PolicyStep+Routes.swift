@@ -227,7 +227,7 @@ extension PolicyStep {
         if t.prefersRouteInterrupt, model.marks[s]?.interruption == nil {
             state.updateMarks(s) { $0.active = false }
             updateMembership(s)
-            beginInterruption(s, cause: .routeDisconnected, reason: .routeDisconnected, wasPlaying: true, tell: !isFadingOut(s))
+            beginInterruption(s, cause: .routeDisconnected, reason: .routeDisconnected, wasPlaying: true)
         } else if t.isLegacy, wasActive {
             // A legacy stream stays paused until its program resumes it (R31).
             state.updateMarks(s) { $0.active = false }

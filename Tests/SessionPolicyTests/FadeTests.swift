@@ -8,10 +8,7 @@ import Testing
 struct FadeTests {
     /// The module's fades: 300 ms out, 500 ms in.
     static func world() -> World {
-        World {
-            $0.fadeOutMilliseconds = 300
-            $0.fadeInMilliseconds = 500
-        }
+        World { $0 = .moduleFades }
     }
 
     static let fadeOut = Effect.fade(N(10), gain: 0, milliseconds: 300)

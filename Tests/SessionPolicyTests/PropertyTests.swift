@@ -5,14 +5,6 @@ import Testing
 
 @Suite("Invariants over random event sequences")
 struct PropertyTests {
-    /// The module's fades: 300 ms out, 500 ms in.
-    static var fades: PolicyConfiguration {
-        var c = PolicyConfiguration()
-        c.fadeOutMilliseconds = 300
-        c.fadeInMilliseconds = 500
-        return c
-    }
-
     /// Every seventh code is the module's report that a stream's fade reached silence.
     static func eventOrFadeReport(_ code: UInt32) -> Event {
         code % 7 == 0 ? Event.streamFadedOut(N(10 + code / 7 % 6)) : RandomGraph.event(code)
@@ -32,7 +24,7 @@ struct PropertyTests {
 
     @Test("Nothing is kept of what has gone: once every link, stream, endpoint and client has left and the timers have run, the policy holds no state for any of them")
     func onceEverythingHasGoneNothingIsKept() async {
-        let fades = Self.fades
+        let fades = PolicyConfiguration.moduleFades
         await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
             var policy = SessionPolicy(configuration: fades)
             var timers: Set<UInt64> = []
@@ -70,7 +62,7 @@ struct PropertyTests {
 
     @Test("R42 with the module's fades, the module's silence reports coming at any point: the same invariants, began only once silent, no stream plays held silent")
     func withFadesTheInvariantsHoldAndBeganFollowsTheSilence() async {
-        let fades = Self.fades
+        let fades = PolicyConfiguration.moduleFades
         await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
             let events = codes.map(Self.eventOrFadeReport)
             let problems = invariantProblems(events, configuration: fades)

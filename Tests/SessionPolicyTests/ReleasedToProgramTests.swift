@@ -59,8 +59,7 @@ struct ReleasedToProgramTests {
         for d in during {
             for a in after {
                 var w = World {
-                    $0.fadeOutMilliseconds = 300
-                    $0.fadeInMilliseconds = 500
+                    $0 = .moduleFades
                     $0.daemonUserID = 1000
                 }
                 w.legacy(10, client: 1, role: "Music")

@@ -159,3 +159,13 @@ extension Event {
     /// Jack back in: the headphone port active and available again.
     static func headphonePortRestored(_ e: NodeID) -> Event { headphonePortRead(e) }
 }
+
+extension PolicyConfiguration {
+    /// The module's fades (R42): 300 ms out, 500 ms in.
+    static var moduleFades: PolicyConfiguration {
+        var c = PolicyConfiguration()
+        c.fadeOutMilliseconds = 300
+        c.fadeInMilliseconds = 500
+        return c
+    }
+}
