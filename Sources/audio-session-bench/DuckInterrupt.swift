@@ -87,8 +87,12 @@ struct InterruptTrial: Codable {
     var paused: Bool
     /// From the call's first sample to the music's last sample (ms).
     var pauseMs: Double?
-    /// From the call's last sample to the music's first sample again (ms).
+    /// From the call's last sample to the music's first sample again (ms): sample-exact
+    /// when the sink played digital silence between them, else from the windows (±1.3 ms).
     var resumeMs: Double?
+    /// From the call's last sample to the music's first window within 40 dB of its level
+    /// (ms): later than `resumeMs` by the part of a fade-in that starts below that.
+    var resumeAudibleMs: Double?
     var resumed: Bool
     var callMs: Double?
     var musicDuringCallDb: Double?
@@ -110,6 +114,7 @@ struct InterruptResult: Codable {
     var resumedCount: Int
     var pauseMs: Stats
     var resumeMs: Stats
+    var resumeAudibleMs: Stats?
     var fadeOutMs: Stats?
     var fadeOutStepDb: Stats?
     var fadeInMs: Stats?
@@ -292,6 +297,7 @@ enum DuckInterrupt {
         return InterruptResult(
             system: system, trials: results, pausedCount: ok.filter(\.paused).count, resumedCount: ok.filter(\.resumed).count,
             pauseMs: Stats(ok.compactMap(\.pauseMs)), resumeMs: Stats(ok.compactMap(\.resumeMs)),
+            resumeAudibleMs: Stats(ok.compactMap(\.resumeAudibleMs)),
             fadeOutMs: Stats(ok.compactMap(\.fadeOutMs)), fadeOutStepDb: Stats(ok.compactMap(\.fadeOutStepDb)),
             fadeInMs: Stats(ok.compactMap(\.fadeInMs)),
             envelope: Envelope.aggregate(rows, blockFrames: 256, offsetBlocks: Int(envPre * 48) / 256),
@@ -325,7 +331,13 @@ enum DuckInterrupt {
                 t.pauseMs = Double(s.start(g0) - span.on) / 48
                 if g1 + 1 < s.music.count {
                     t.resumed = true
-                    t.resumeMs = Double(s.start(g1) + Tones.window - span.off) / 48
+                    let audible = s.start(g1) + Tones.window
+                    t.resumeAudibleMs = Double(audible - span.off) / 48
+                    if let gap = silentGap(m, endingBefore: audible, callOff: span.off) {
+                        t.resumeMs = Double(gap.musicStart - gap.callEnd) / 48
+                    } else {
+                        t.resumeMs = t.resumeAudibleMs
+                    }
                 }
                 (t.fadeOutMs, t.fadeOutStepDb, t.fadeInMs) = fades(s, from: from, silence: g0...g1, before: before)
             }
@@ -333,6 +345,30 @@ enum DuckInterrupt {
         let mid = (span.on + span.off) / 2 / Tones.hop
         t.musicDuringCallDb = Tones.median(Array(s.music[min(mid, s.music.count)..<min(mid + 40, s.music.count)])).map { $0 - before }
         return (t, envelopeRow(s, on: span.on, before: before))
+    }
+
+    /// The digital silence between the call's last sample and the music's first, found
+    /// back from `end` (the end of the last window without music: the music plays within a
+    /// hop after it): `callEnd` is the call's last
+    /// non-zero sample, `musicStart` the music's first. Nil when the sink was not digitally
+    /// silent in between or the silence does not follow the call's end (`callOff`, found
+    /// from the windows) within a window.
+    static func silentGap(_ m: [Float], endingBefore end: Int, callOff: Int) -> (callEnd: Int, musicStart: Int)? {
+        let zero: Float = 1.5 / 32768   // below one step of the recording's 16 bits
+        let run = 64                    // a tone at -50 dBFS or louder is never this long at zero
+        let end = min(end + Tones.hop, m.count)
+        var j = end - 1, n = 0
+        while j >= 0 && n < run {
+            n = abs(m[j]) <= zero ? n + 1 : 0
+            j -= 1
+        }
+        guard n == run else { return nil }
+        var musicStart = j + 1
+        while musicStart < m.count && abs(m[musicStart]) <= zero { musicStart += 1 }
+        var callEnd = j
+        while callEnd >= 0 && abs(m[callEnd]) <= zero { callEnd -= 1 }
+        guard callEnd >= 0, musicStart < end, abs(callEnd - callOff) <= Tones.window else { return nil }
+        return (callEnd, musicStart)
     }
 
     /// R42's figures from the music's windows around its silence (`silence`: the music-free
