@@ -740,12 +740,17 @@ def md_daemon(res):
       f"(each a running-state change the policy decides on); the daemon also mixes that stream while it runs, in both "
       f"systems, so the difference is the module's share. "
       + ("The CPU figures (this section's, the churn's and the profile) were measured with no other system's section "
-         "running at the same time, one system after the other." if p.get("costSectionsAlone") else
+         "running at the same time" + ("." if p.get("costInterleaved") else ", one system after the other.")
+         if p.get("costSectionsAlone") else
          "The CPU figures were measured while the other systems' sections ran on the same two cores: each system's "
          "figure carries a different load, so their ratio is noisy.")
       + (f" The pause/resume toggles and each property flood run {p['costRounds']} times, each round with a new client; "
          "the figure is the median of the rounds (the daemon's CPU per event differs between rounds by more than the "
-         "module adds, mostly its wake-ups' cost)." if p.get("costRounds") else ""))
+         "module adds, mostly its wake-ups' cost)." if p.get("costRounds") else "")
+      + (" The rounds of a module system and of the stock system of the same generation alternate (module then stock, "
+         "stock then module, and so on), both sandboxes up and nothing else running: the machine's load drifts over "
+         "minutes by more than the module adds to an event, and alternating gives both systems the same drift."
+         if p.get("costInterleaved") else ""))
     floods = {x["mode"]: x for x in mod.get("propertyFloods") or []}
     bfloods = {x["mode"]: x for x in base.get("propertyFloods") or []}
     rounds = []

@@ -202,6 +202,7 @@ enum DaemonCost {
     }
 
     static func combine(_ all: [CPUResult], events: Int) -> CPUResult {
+        if let failed = all.first(where: { !$0.ok }) { return failed }
         var r = CPUResult(ok: true, events: events)
         let figures = all.compactMap(\.cpuMsPerThousand)
         r.roundsMsPerThousand = figures
@@ -251,6 +252,12 @@ enum DaemonCost {
             all.append(one)
             guard one.ok else { return one }
         }
+        return combine(all, mode: mode, updates: updates)
+    }
+
+    /// The rounds of one flood as one result: their median, or the first round that failed.
+    static func combine(_ all: [PropertyFloodResult], mode: String, updates: Int) -> PropertyFloodResult {
+        if let failed = all.first(where: { !$0.ok }) { return failed }
         var r = PropertyFloodResult(ok: true, mode: mode, updates: updates)
         let figures = all.compactMap(\.cpuMsPerThousand)
         r.roundsMsPerThousand = figures

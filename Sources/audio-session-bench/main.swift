@@ -58,7 +58,7 @@ let streamCount = options.pick(options.streams, 200, 50)
 let toggleEvents = options.pick(options.toggleEvents, 2000, 400)
 let toggleRate = options.pick(options.toggleRate, 200, 200)
 /// Rounds of the pause/resume toggles and of each property flood; their median is the figure.
-let costRounds = options.pick(nil, 5, 2)
+let costRounds = options.pick(nil, 7, 2)
 let floodActivationUpdates = options.pick(options.floodActivationUpdates, 20_000, 2_000)
 let floodSilentUpdates = options.pick(options.floodSilentUpdates, 4_000, 400)
 let churnSeconds = options.pick(options.churnSeconds, 60, 10)
@@ -113,6 +113,8 @@ struct Parameters: Codable {
     var costSectionsAlone: Bool?
     /// Rounds of the pause/resume toggles and of each property flood (the figure is their median).
     var costRounds: Int?
+    /// Module and stock rounds of the CPU sections alternate (phase 1b).
+    var costInterleaved: Bool?
 }
 
 struct Results: Codable {
@@ -130,7 +132,7 @@ var results = Results(
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
                            toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
                            churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials,
-                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds),
+                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds, costInterleaved: true),
     systems: [])
 
 try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -357,6 +359,60 @@ concurrently { r in
 }
 collect()
 
+// Phase 1b, the daemon's CPU per event: each module system against the stock system of its
+// generation, their rounds interleaved (module then stock, stock then module, ...), with
+// nothing else running. The machine's load drifts over minutes by more than the module adds
+// to an event; alternating puts both systems under the same drift, so the ratio compares
+// the daemons rather than the minutes they ran in.
+let costPairs: [(module: Runner, stock: Runner)] = runners.compactMap { m in
+    guard m.module, let b = runners.first(where: { $0.system == "baseline" + m.system.dropFirst("module".count) }) else { return nil }
+    return (m, b)
+}
+var costMeasured: Set<String> = []
+for (m, b) in costPairs {
+    guard m.alive() != nil, b.alive() != nil else { continue }
+    costMeasured.formUnion([m.system, b.system])
+    /// Runs `round` for both systems `costRounds` times, alternating which goes first.
+    func interleaved<T>(_ what: String, _ round: (Sandbox, Int) -> T) -> (module: [T], stock: [T]) {
+        var mine: [T] = [], theirs: [T] = []
+        for i in 0..<max(1, costRounds) {
+            for r in (i % 2 == 0 ? [m, b] : [b, m]) {
+                guard let s = r.alive() else { continue }
+                let one = round(s, i)
+                if r === m { mine.append(one) } else { theirs.append(one) }
+            }
+        }
+        progress("   \(what): rounds of \(m.system) and \(b.system) done")
+        return (mine, theirs)
+    }
+    if sections.contains("cpu") {
+        progress("-- \(m.system) and \(b.system): cpu, \(costRounds) rounds each, interleaved")
+        let (mine, theirs) = interleaved("pause/resume") {
+            DaemonCost.cpuRound($0, events: toggleEvents, rate: toggleRate, round: $1)
+        }
+        for (r, all) in [(m, mine), (b, theirs)] {
+            let c = DaemonCost.combine(all, events: toggleEvents)
+            r.result.update { $0.cpu = c }
+            progress("   \(r.system) CPU: \(c.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") per 1,000 stream pause/resume events" + (c.error.map { " (\($0))" } ?? ""))
+        }
+    }
+    if sections.contains("props") {
+        progress("-- \(m.system) and \(b.system): props, \(costRounds) rounds each, interleaved")
+        for (mode, updates) in [("activation", floodActivationUpdates), ("silent", floodSilentUpdates)] {
+            let (mine, theirs) = interleaved("\(mode) updates") {
+                DaemonCost.propertyFloodRound($0, fixture: fixtureDirectory($0) + "/audio-session-prop-flood", mode: mode,
+                                              updates: updates, round: $1)
+            }
+            for (r, all) in [(m, mine), (b, theirs)] {
+                let f = DaemonCost.combine(all, mode: mode, updates: updates)
+                r.result.update { $0.propertyFloods = ($0.propertyFloods ?? []) + [f] }
+                progress("   \(r.system) \(mode) property updates: \(f.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") of daemon CPU per 1,000" + (f.error.map { " (\($0))" } ?? ""))
+            }
+        }
+    }
+}
+collect()
+
 // Phase 2, one system at a time (timings, CPU and memory): the other sandbox is stopped.
 for r in runners.dropFirst() { r.sandbox?.stop(); r.sandbox = nil }
 for r in runners {
@@ -384,7 +440,7 @@ for r in runners {
         }
     }
     collect()
-    r.section("cpu") { s, res in
+    if !costMeasured.contains(r.system) { r.section("cpu") { s, res in
         res.cpu = DaemonCost.cpu(s, events: toggleEvents, rate: toggleRate, rounds: costRounds)
         if let c = res.cpu {
             progress("   CPU: \(c.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") per 1,000 stream pause/resume events" + (c.error.map { " (\($0))" } ?? ""))
@@ -399,7 +455,7 @@ for r in runners {
         for f in res.propertyFloods ?? [] {
             progress("   \(f.mode) property updates: \(f.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") of daemon CPU per 1,000" + (f.error.map { " (\($0))" } ?? ""))
         }
-    }
+    } }
     r.section("churn") { s, res in
         res.churn = DaemonCost.churn(s, seconds: churnSeconds, rate: churnRate, live: churnLive,
                                      probe: fixtureDirectory(s) + "/audio-session-loop-probe")
