@@ -1006,7 +1006,7 @@ def readme_interrupt(mod):
     if fo.get("n") and fi.get("n"):
         fade = (f" It fades out over {f(fo.get('median'), 0)} ms first (largest drop {f(step.get('median'))} dB "
                 f"per 1024 frames) and back in over {f(fi.get('median'), 0)} ms (R42); the resume is counted from "
-                f"its first window above −40 dB.")
+                f"the call's last sample to the music's first.")
     return [f"- Interruption by a phone call: the music is silent {when} "
             f"({paused}/{ran} trials) and resumes "
             f"{f(resume_ms.get('median'))} ms after the call's end; stock keeps playing." + fade]
