@@ -349,10 +349,10 @@ enum DuckInterrupt {
 
     /// The digital silence between the call's last sample and the music's first, found
     /// back from `end` (the end of the last window without music: the music plays within a
-    /// hop after it): `callEnd` is the call's last
-    /// non-zero sample, `musicStart` the music's first. Nil when the sink was not digitally
-    /// silent in between or the silence does not follow the call's end (`callOff`, found
-    /// from the windows) within a window.
+    /// hop after it): `callEnd` is the call's last non-zero sample, `musicStart` the
+    /// music's first. Nil when the sink was not digitally silent in between, or when the
+    /// silence does not follow the call's end (`callOff`, found from the windows) within a
+    /// window.
     static func silentGap(_ m: [Float], endingBefore end: Int, callOff: Int) -> (callEnd: Int, musicStart: Int)? {
         let zero: Float = 1.5 / 32768   // below one step of the recording's 16 bits
         let run = 64                    // a tone at -50 dBFS or louder is never this long at zero
