@@ -65,6 +65,22 @@ struct PropertyFloodResult: Codable {
     var roundsMsPerThousand: [Double]?
 }
 
+extension CPUResult {
+    /// The progress line: the daemon's CPU per 1,000 events, and the error if any.
+    var summary: String {
+        "CPU: \(cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") per 1,000 stream pause/resume events"
+            + (error.map { " (\($0))" } ?? "")
+    }
+}
+
+extension PropertyFloodResult {
+    /// The progress line: the daemon's CPU per 1,000 updates, and the error if any.
+    var summary: String {
+        "\(mode) property updates: \(cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") of daemon CPU per 1,000"
+            + (error.map { " (\($0))" } ?? "")
+    }
+}
+
 struct ChurnResult: Codable {
     var ok: Bool
     var error: String?

@@ -393,7 +393,7 @@ for (m, b) in costPairs {
         for (r, all) in [(m, mine), (b, theirs)] {
             let c = DaemonCost.combine(all, events: toggleEvents)
             r.result.update { $0.cpu = c }
-            progress("   \(r.system) CPU: \(c.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") per 1,000 stream pause/resume events" + (c.error.map { " (\($0))" } ?? ""))
+            progress("   \(r.system) \(c.summary)")
         }
     }
     if sections.contains("props") {
@@ -406,7 +406,7 @@ for (m, b) in costPairs {
             for (r, all) in [(m, mine), (b, theirs)] {
                 let f = DaemonCost.combine(all, mode: mode, updates: updates)
                 r.result.update { $0.propertyFloods = ($0.propertyFloods ?? []) + [f] }
-                progress("   \(r.system) \(mode) property updates: \(f.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") of daemon CPU per 1,000" + (f.error.map { " (\($0))" } ?? ""))
+                progress("   \(r.system) \(f.summary)")
             }
         }
     }
@@ -440,22 +440,25 @@ for r in runners {
         }
     }
     collect()
-    if !costMeasured.contains(r.system) { r.section("cpu") { s, res in
-        res.cpu = DaemonCost.cpu(s, events: toggleEvents, rate: toggleRate, rounds: costRounds)
-        if let c = res.cpu {
-            progress("   CPU: \(c.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") per 1,000 stream pause/resume events" + (c.error.map { " (\($0))" } ?? ""))
+    // The systems of a pair measured in phase 1b are not measured again.
+    if !costMeasured.contains(r.system) {
+        r.section("cpu") { s, res in
+            res.cpu = DaemonCost.cpu(s, events: toggleEvents, rate: toggleRate, rounds: costRounds)
+            if let c = res.cpu {
+                progress("   \(c.summary)")
+            }
+        }
+        r.section("props") { s, res in
+            let fixture = fixtureDirectory(s) + "/audio-session-prop-flood"
+            res.propertyFloods = [
+                DaemonCost.propertyFlood(s, fixture: fixture, mode: "activation", updates: floodActivationUpdates, rounds: costRounds),
+                DaemonCost.propertyFlood(s, fixture: fixture, mode: "silent", updates: floodSilentUpdates, rounds: costRounds),
+            ]
+            for f in res.propertyFloods ?? [] {
+                progress("   \(f.summary)")
+            }
         }
     }
-    r.section("props") { s, res in
-        let fixture = fixtureDirectory(s) + "/audio-session-prop-flood"
-        res.propertyFloods = [
-            DaemonCost.propertyFlood(s, fixture: fixture, mode: "activation", updates: floodActivationUpdates, rounds: costRounds),
-            DaemonCost.propertyFlood(s, fixture: fixture, mode: "silent", updates: floodSilentUpdates, rounds: costRounds),
-        ]
-        for f in res.propertyFloods ?? [] {
-            progress("   \(f.mode) property updates: \(f.cpuMsPerThousand.map { String(format: "%.1f ms", $0) } ?? "?") of daemon CPU per 1,000" + (f.error.map { " (\($0))" } ?? ""))
-        }
-    } }
     r.section("churn") { s, res in
         res.churn = DaemonCost.churn(s, seconds: churnSeconds, rate: churnRate, live: churnLive,
                                      probe: fixtureDirectory(s) + "/audio-session-loop-probe")
