@@ -124,9 +124,10 @@
  *   this is.
  * - `publish.interval-ms`: how often at most the `audio-session` metadata's
  *   state keys are rewritten (default 20, at most 1000; 0 writes every change).
- *   A state that changes again within it is written once, as it stands at
- *   the end; a change after a quiet interval is written at once, and nothing
- *   waits around an event (an interruption, a route change).
+ *   A state that changes again within it is written once, as it then stands,
+ *   by the first decision after the interval (or two intervals after the last
+ *   write when none comes); a change after a quiet interval is written at
+ *   once, and nothing waits around an event (an interruption, a route change).
  * - `legacy.resume-on-device-return`: `true` or `false` (default): resume
  *   legacy streams paused by a private output's loss when it comes back.
  * - `alerts.prefer-no-interruptions`: `mix` (default) or `holdBack`: what alerts
@@ -539,6 +540,11 @@ static void effect_schedule_timer(void *data, uint64_t token, uint32_t milliseco
 	struct timespec value;
 	struct timer_entry *t;
 
+	/* A token still pending is moved: it fires once, at the new time. */
+	spa_list_for_each(t, &impl->timers, link) {
+		if (t->token == token)
+			goto arm;
+	}
 	if (!spa_list_is_empty(&impl->spare_timers)) {
 		t = spa_list_first(&impl->spare_timers, struct timer_entry, link);
 		spa_list_remove(&t->link);
@@ -559,6 +565,7 @@ static void effect_schedule_timer(void *data, uint64_t token, uint32_t milliseco
 	}
 	t->token = token;
 	spa_list_append(&impl->timers, &t->link);
+arm:
 	/* 0 would disarm the timer: at least 1 ns. */
 	value.tv_sec = milliseconds / 1000;
 	value.tv_nsec = (long) (milliseconds % 1000) * SPA_NSEC_PER_MSEC + (milliseconds == 0 ? 1 : 0);
@@ -652,24 +659,38 @@ static void source_check_mute(struct node_entry *n)
 	as_core_endpoint_mute_changed(core_for_event(n->impl), n->id, mute);
 }
 
-/** FNV-1a over `str`'s bytes and its terminator, on from `h`. */
-static uint64_t fnv1a_string(uint64_t h, const char *str)
+/** One step of the digest: `w` mixed into `h` (a multiply and a shift, each invertible,
+ * so that every bit of `w` reaches the result). */
+static inline uint64_t digest_mix(uint64_t h, uint64_t w)
 {
-	const unsigned char *c = (const unsigned char *) str;
+	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
 
-	do
-		h = (h ^ *c) * 0x100000001b3ULL;
-	while (*c++ != '\0');
-	return h;
+/** `str` mixed into `h` eight bytes at a time, then its length (so that "ab" + "c" and
+ * "a" + "bc" differ). */
+static uint64_t digest_string(uint64_t h, const char *str)
+{
+	size_t len = strlen(str), i = 0;
+	uint64_t w;
+
+	for (; len - i >= sizeof(w); i += sizeof(w)) {
+		memcpy(&w, str + i, sizeof(w));
+		h = digest_mix(h, w);
+	}
+	w = 0;
+	memcpy(&w, str + i, len - i);
+	return digest_mix(digest_mix(h, w), (uint64_t) len);
 }
 
 /** A digest of `dict`'s items, keyed with the module's own random seed (a client cannot
- * aim at it): FNV-1a over each key and value with their terminators. `node.driver-id`,
- * which PipeWire 1.x sets when a node starts and removes when it stops, is left out: the
- * core reads nothing from it. */
+ * aim at it): each key and value, eight bytes at a time. `node.driver-id`, which
+ * PipeWire 1.x sets when a node starts and removes when it stops, is left out: the core
+ * reads nothing from it. PipeWire 1.x announces a node's properties on each start and
+ * stop, so this runs on every one. */
 static uint64_t props_digest(uint64_t seed, const struct spa_dict *dict)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	uint64_t h = digest_mix(0xcbf29ce484222325ULL, seed);
 	const struct spa_dict_item *it;
 	uint32_t counted = 0;
 
@@ -679,10 +700,10 @@ static uint64_t props_digest(uint64_t seed, const struct spa_dict *dict)
 		if (it->key == NULL || spa_streq(it->key, "node.driver-id"))
 			continue;
 		counted++;
-		h = fnv1a_string(h, it->key);
-		h = fnv1a_string(h, it->value ? it->value : "");
+		h = digest_string(h, it->key);
+		h = digest_string(h, it->value ? it->value : "");
 	}
-	return h ^ counted;
+	return digest_mix(h, counted);
 }
 
 static void node_info_changed(void *data, const struct pw_node_info *info)

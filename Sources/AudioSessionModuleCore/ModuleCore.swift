@@ -10,8 +10,9 @@ import Glibc
 /// module's facts already typed by the translation (`Exports.swift`), steps the policy with
 /// them, and hands the policy's effects to the module's callback table. It decides nothing
 /// and keeps nothing the policy could keep: its only state is the property changes held
-/// for one loop turn (debouncing) and the metadata's event counter. One instance per
-/// loaded module, used on the PipeWire main loop only.
+/// for one loop turn (debouncing), the metadata's event counter and the publications held
+/// for the publishing interval. One instance per loaded module, used on the PipeWire main
+/// loop only.
 public final class ModuleCore {
     public private(set) var policy: SessionPolicy
     /// The module's effect callbacks (`struct as_core_effects`) and their `data`.
@@ -25,20 +26,29 @@ public final class ModuleCore {
     /// How often at most a metadata key is written (`PolicyConfiguration.publishIntervalMilliseconds`);
     /// 0 writes every publication at once.
     let publishInterval: UInt32
-    /// Publications held until the publishing timer runs out, the latest per key.
+    /// Publications held until an interval has passed since the last write, the latest per key.
     var heldPublications: [PublishedKey: Publication] = [:]
     /// What the metadata holds for each key the module wrote (kept when publications can be
     /// held: a held value equal to it is not written again).
     var written: [PublishedKey: Publication] = [:]
-    /// Whether the publishing timer runs: publications wait for it.
-    var publishTimerRuns = false
+    /// When the state was last written (ns, `clock`): publications wait until an interval
+    /// has passed since. Nil before the first write.
+    var lastWrite: UInt64?
+    /// When the publishing timer is due (ns, `clock`), while it is armed.
+    var publishTimerDue: UInt64?
+    /// The last write left held publications for the loop's next turn (a burst over many sessions).
+    var burstContinues = false
+    /// The monotonic clock in nanoseconds (the tests' own, to step through intervals).
+    let clock: () -> UInt64
     /// The token of the publishing timer, outside the policy's own tokens (counted up from 1).
     public static let publishTimerToken = UInt64.max
     /// At most this many keys are written in one loop turn; the rest follow on the next turns.
     static let publishBatch = 64
 
-    public init(configuration: PolicyConfiguration, effects: as_core_effects, data: UnsafeMutableRawPointer?, owner: AnyObject? = nil) {
+    public init(configuration: PolicyConfiguration, effects: as_core_effects, data: UnsafeMutableRawPointer?, owner: AnyObject? = nil,
+                clock: @escaping () -> UInt64 = ModuleCore.now) {
         self.effects = effects
+        self.clock = clock
         self.data = data
         self.owner = owner
         var configuration = configuration
@@ -139,8 +149,9 @@ public final class ModuleCore {
         }
         // The held changes decided first count towards this event's time in the loop.
         let started = Self.now()
-        flush()
+        decideHeldChanges()
         runAll(policy.handle(event))
+        writeHeldPublicationsIfDue()
         noteTime(since: started, "deciding \(event)")
     }
 
@@ -150,7 +161,7 @@ public final class ModuleCore {
     /// the loop that serves every client waited for the policy.
     static let slowDecisionNanoseconds: UInt64 = 21_000_000
 
-    static func now() -> UInt64 {
+    public static func now() -> UInt64 {
         #if canImport(Glibc)
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -169,8 +180,14 @@ public final class ModuleCore {
         }
     }
 
-    /// Decides the held property changes, in the order of their last change.
+    /// Decides the held property changes, in the order of their last change, and writes
+    /// the held publications if an interval has passed since the last write.
     public func flush() {
+        decideHeldChanges()
+        writeHeldPublicationsIfDue()
+    }
+
+    func decideHeldChanges() {
         guard !pendingChanges.isEmpty else { return }
         let batch = pendingChanges.values.sorted { $0.order < $1.order }
         pendingChanges = [:]
@@ -183,25 +200,31 @@ public final class ModuleCore {
     /// metadata object that was created anew after the previous one was destroyed.
     /// Held property changes are decided first, so the state written is the settled one.
     public func republish() {
-        flush()
+        decideHeldChanges()
         heldPublications = [:]
         written = [:]
         // The new object is empty: all of it is written now.
         writesThrough = true
+        lastWrite = clock()
         runAll(policy.publishedState())
     }
 
     /// A timer the module runs out: the publishing timer, or one of the policy's.
     public func timerFired(_ token: UInt64) {
         if token == Self.publishTimerToken {
-            publishTimerRuns = false
-            guard !heldPublications.isEmpty else { return }  // a quiet interval: the next change is written at once
+            publishTimerDue = nil
+            let continuing = burstContinues
+            burstContinues = false
+            guard !heldPublications.isEmpty else { return }  // written meanwhile, with an event
+            let now = clock()
+            // Written meanwhile with an event, and held again since: stand by once more.
+            guard continuing || intervalPassed(at: now) else {
+                armPublishTimer(at: now)
+                return
+            }
             let started = Self.now()
-            writeHeldPublications(limit: Self.publishBatch)
+            writeHeldBatch(at: now)
             noteTime(since: started, "writing the published state")
-            // Busy: what changes next waits for the end of another interval, and a burst
-            // over many sessions goes on with the rest on the next turn.
-            startPublishTimer(milliseconds: heldPublications.isEmpty ? publishInterval : 0)
             return
         }
         handle(.timerFired(token))
@@ -217,28 +240,71 @@ public final class ModuleCore {
     /// written at once, all of them.
     var writesThrough = false
 
-    /// Holds `publication` until the publishing timer runs out, or writes it at once when
-    /// the metadata was quiet (nothing held, no change for a whole interval).
+    /// The publishing interval in nanoseconds.
+    var intervalNanoseconds: UInt64 { UInt64(publishInterval) &* 1_000_000 }
+
+    /// Whether an interval has passed since the state was last written.
+    func intervalPassed(at now: UInt64) -> Bool {
+        guard let last = lastWrite else { return true }
+        return now &- last >= intervalNanoseconds
+    }
+
+    /// Writes `publication` at once when the metadata was quiet (nothing held, nothing
+    /// written for an interval), else holds it: what is held is written, the latest per
+    /// key, by the first decision an interval after the last write, or at the latest by
+    /// the publishing timer two intervals after it. A busy graph's own events carry the
+    /// writes, and the timer wakes the daemon only when they stop.
     func publish(_ publication: Publication) {
         guard publishInterval > 0, !writesThrough else {
             write(publication)
             return
         }
-        if !publishTimerRuns && heldPublications.isEmpty {
-            // Quiet: this decision's state is written now; changes in the next interval
-            // wait for its end.
+        let now = clock()
+        if heldPublications.isEmpty && intervalPassed(at: now) {
+            // Quiet: this decision's state is written now; changes in the next interval wait.
             writesThrough = true
+            lastWrite = now
             write(publication)
-            startPublishTimer(milliseconds: publishInterval)
             return
         }
         heldPublications[publication.key] = publication
-        if !publishTimerRuns { startPublishTimer(milliseconds: publishInterval) }
+        armPublishTimer(at: now)
     }
 
-    func startPublishTimer(milliseconds: UInt32) {
-        publishTimerRuns = true
-        effects.schedule_timer?(data, Self.publishTimerToken, milliseconds)
+    /// Makes sure the publishing timer fires two intervals after the last write at the
+    /// latest; a timer armed for earlier is moved (the module moves a pending token).
+    func armPublishTimer(at now: UInt64) {
+        let due = (lastWrite ?? now) &+ 2 &* intervalNanoseconds
+        // The rest of a burst is written on the next turn anyway, with what is held by then.
+        if burstContinues { return }
+        if let armed = publishTimerDue, armed >= due { return }
+        startPublishTimer(due: due, now: now)
+    }
+
+    func startPublishTimer(due: UInt64, now: UInt64) {
+        publishTimerDue = due
+        let left = due > now ? due - now : 0
+        // Whole milliseconds, rounded up: never before the due time.
+        let ms = (left / 1_000_000) + (left % 1_000_000 == 0 ? 0 : 1)
+        effects.schedule_timer?(data, Self.publishTimerToken, UInt32(min(ms, UInt64(UInt32.max))))
+    }
+
+    /// After a decision: the held publications are written when an interval has passed
+    /// since the last write.
+    func writeHeldPublicationsIfDue() {
+        guard !heldPublications.isEmpty else { return }
+        let now = clock()
+        guard intervalPassed(at: now) else { return }
+        writeHeldBatch(at: now)
+    }
+
+    /// Writes one batch of the held publications; a burst over many sessions goes on with
+    /// the rest on the loop's next turn.
+    func writeHeldBatch(at now: UInt64) {
+        lastWrite = now
+        writeHeldPublications(limit: Self.publishBatch)
+        burstContinues = !heldPublications.isEmpty
+        if burstContinues { startPublishTimer(due: now, now: now) }
     }
 
     /// Writes the held publications that change what the metadata says, sessions in id order.
@@ -350,6 +416,7 @@ public final class ModuleCore {
             // first, and the state its decision leaves follows it at once.
             writeHeldPublications()
             writesThrough = true
+            lastWrite = clock()
             sequence &+= 1
             let value = MetadataFormat.event(sequence: sequence, session: session, notification: notification)
             publish(0, MetadataFormat.eventKey, value)

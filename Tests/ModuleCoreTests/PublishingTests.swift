@@ -9,10 +9,18 @@ final class TimingEffectSink: RecordingEffectSink {
     override var timers: Bool { true }
 }
 
+/// The tests' clock: it moves only when a test moves it.
+final class TestClock: @unchecked Sendable {
+    var nanoseconds: UInt64 = 1_000_000_000
+    func advance(milliseconds: UInt64) { nanoseconds += milliseconds * 1_000_000 }
+}
+
 /// The published state is written at most once an interval (`publish.interval-ms`): a
-/// burst of changes costs the daemon one write a key, and nothing around an event waits.
+/// burst of changes costs the daemon one write a key, the graph's own events carry the
+/// writes, and nothing around an event waits.
 @Suite struct PublishingTests {
     let sink = TimingEffectSink()
+    let clock = TestClock()
     let core: ModuleCore
     static let music = Recorded.musicStreamID
     static let token = ModuleCore.publishTimerToken
@@ -20,62 +28,113 @@ final class TimingEffectSink: RecordingEffectSink {
     init() {
         var c = PolicyConfiguration()
         c.publishIntervalMilliseconds = 20
-        core = ModuleCore(configuration: c, effects: sink)
+        let clock = self.clock
+        core = ModuleCore(configuration: c, effects: sink, clock: { clock.nanoseconds })
         for e in Recorded.idleGraph + Recorded.musicPlays { core.handle(e) }
         settle()
     }
 
-    /// Runs the publishing timer out until a whole interval passes without a change.
+    /// Runs the publishing timer out until nothing is held, then lets an interval pass.
     func settle() {
         while runPublishTimer() {}
+        clock.advance(milliseconds: 20)
         _ = sink.take()
     }
 
-    /// Runs the publishing timer out if the core asked for it; whether it had.
+    /// Runs the publishing timer out if the core asked for it (the clock moves to its due
+    /// time); whether it had.
     @discardableResult
     func runPublishTimer() -> Bool {
         guard let i = sink.timerRequests.firstIndex(where: { $0.token == Self.token }) else { return false }
-        sink.timerRequests.remove(at: i)
+        let request = sink.timerRequests.remove(at: i)
+        clock.advance(milliseconds: UInt64(request.milliseconds))
         core.timerFired(Self.token)
         return true
     }
+
+    /// The publishing timer's request, if one is pending.
+    var pendingPublishTimer: UInt32? { sink.timerRequests.first { $0.token == Self.token }?.milliseconds }
 
     func sessionWrites(_ calls: [EffectCall], subject: UInt32) -> [MetadataWrite] {
         calls.metadataWrites.filter { $0.key == "audio-session.session" && $0.subject == subject }
     }
 
-    @Test func aChangeAfterAQuietIntervalIsWrittenAtOnceAndTheNextOnesWaitForItsEnd() throws {
+    @Test func aChangeAfterAQuietIntervalIsWrittenAtOnceAndTheNextOnesWaitForAnEventAnIntervalLater() throws {
         core.handle(.streamRunning(NodeID(Self.music), false))
         let first = sink.take()
-        // The session and the global state, both at once, and the interval starts.
+        // The session and the global state, both at once; no timer is needed yet.
         #expect(sessionWrites(first, subject: Self.music).count == 1, "\(first)")
         #expect(first.metadataWrites.contains { $0.key == "audio-session.global" }, "\(first)")
-        #expect(sink.timerRequests.map(\.milliseconds) == [20])
+        #expect(pendingPublishTimer == nil)
 
-        // Within the interval: started, stopped, started again. Nothing is written yet.
-        for running in [true, false, true] { core.handle(.streamRunning(NodeID(Self.music), running)) }
+        // Within the interval: started, stopped, started again. Nothing is written yet; the
+        // timer stands by for two intervals after the write (5 ms gone: 35 ms left).
+        for running in [true, false, true] {
+            clock.advance(milliseconds: 5)
+            core.handle(.streamRunning(NodeID(Self.music), running))
+        }
         #expect(sink.take().metadataWrites.isEmpty)
+        #expect(pendingPublishTimer == 35)
 
-        // At its end: each key once, as it stands (playing), and another interval.
-        runPublishTimer()
+        // The first event an interval after the write carries what is held: each key once,
+        // as it stands (playing).
+        clock.advance(milliseconds: 5)
+        core.handle(.streamRunning(NodeID(Self.music), true))
         let end = sink.take()
         let writes = sessionWrites(end, subject: Self.music)
         #expect(writes.count == 1, "\(end)")
         #expect(try #require(writes.first?.value).bool("playing") == true)
         #expect(end.metadataWrites.filter { $0.key == "audio-session.global" }.count == 1)
-        #expect(sink.timerRequests.map(\.milliseconds) == [20])
+        #expect(core.pendingPublicationCount == 0)
+    }
+
+    @Test func withoutEventsTheTimerWritesWhatIsHeldTwoIntervalsAfterTheLastWrite() throws {
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        _ = sink.take()
+        clock.advance(milliseconds: 5)
+        core.handle(.streamRunning(NodeID(Self.music), true))
+        #expect(sink.take().metadataWrites.isEmpty)
+        #expect(pendingPublishTimer == 35)
+        #expect(runPublishTimer())
+        let writes = sessionWrites(sink.take(), subject: Self.music)
+        #expect(writes.count == 1)
+        #expect(try #require(writes.first?.value).bool("playing") == true)
+        // Nothing held: the timer is not asked for again.
+        #expect(pendingPublishTimer == nil)
+    }
+
+    @Test func aBusyGraphCarriesTheWritesAndTheTimerNeverComesDue() {
+        // A stream started and stopped every 7 ms for about a second (980 ms).
+        var writes = 0
+        var due: UInt64?
+        for i in 0..<140 {
+            clock.advance(milliseconds: 7)
+            // The timer, once asked for, would have fired before this event if it was due.
+            if let due { #expect(due > clock.nanoseconds, "event \(i)") }
+            core.handle(.streamRunning(NodeID(Self.music), i % 2 == 0 ? false : true))
+            writes += sessionWrites(sink.take(), subject: Self.music).count
+            if let ms = pendingPublishTimer {
+                due = clock.nanoseconds + UInt64(ms) * 1_000_000
+                sink.timerRequests.removeAll()
+            }
+        }
+        // At most one write an interval (20 ms: 49 in 980 ms), and the state is written as
+        // it changes (about every third event, 21 ms apart), not once at the end.
+        #expect(writes <= 49 && writes >= 40, "\(writes) writes")
     }
 
     @Test func aStateThatCameBackWithinTheIntervalIsNotWrittenAgain() {
         core.handle(.streamRunning(NodeID(Self.music), false))
         _ = sink.take()
+        clock.advance(milliseconds: 5)
         core.handle(.streamRunning(NodeID(Self.music), true))
+        clock.advance(milliseconds: 5)
         core.handle(.streamRunning(NodeID(Self.music), false))
         runPublishTimer()
         #expect(sink.take().metadataWrites.isEmpty)
-        // A whole interval without a change: quiet again, and the timer stops.
-        #expect(runPublishTimer())
         #expect(!runPublishTimer())
+        // A whole interval without a change: quiet again, the next change is written at once.
+        clock.advance(milliseconds: 20)
         core.handle(.streamRunning(NodeID(Self.music), true))
         #expect(sessionWrites(sink.take(), subject: Self.music).count == 1)
     }

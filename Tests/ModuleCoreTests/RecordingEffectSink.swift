@@ -38,9 +38,15 @@ class RecordingEffectSink {
     var flushRequests = 0
     /// Whether the table has `schedule_flush`, as the module's does: property changes wait.
     var defers: Bool { false }
-    /// Whether the table has `schedule_timer`, as the module's does; the timers asked for.
+    /// Whether the table has `schedule_timer`, as the module's does; the timers pending, in
+    /// the order they were asked for (a token asked for again is moved, as the module does).
     var timers: Bool { false }
     var timerRequests: [(token: UInt64, milliseconds: UInt32)] = []
+
+    func schedule(_ token: UInt64, _ milliseconds: UInt32) {
+        timerRequests.removeAll { $0.token == token }
+        timerRequests.append((token, milliseconds))
+    }
 
     /// The calls since the last `take()`, and forget them.
     func take() -> [EffectCall] {
@@ -51,7 +57,7 @@ class RecordingEffectSink {
     /// The table, its callbacks recording into the sink `data` points to.
     var table: as_core_effects {
         var t = defers ? Self.deferringTable : Self.immediateTable
-        if timers { t.schedule_timer = { data, token, ms in sink(data).timerRequests.append((token, ms)) } }
+        if timers { t.schedule_timer = { data, token, ms in sink(data).schedule(token, ms) } }
         return t
     }
 
@@ -95,8 +101,10 @@ private func sink(_ data: UnsafeMutableRawPointer?) -> RecordingEffectSink {
 
 extension ModuleCore {
     /// A core whose effects `sink` records (the core keeps it alive).
-    convenience init(configuration: PolicyConfiguration, effects sink: RecordingEffectSink) {
-        self.init(configuration: configuration, effects: sink.table, data: Unmanaged.passUnretained(sink).toOpaque(), owner: sink)
+    convenience init(configuration: PolicyConfiguration, effects sink: RecordingEffectSink,
+                     clock: @escaping () -> UInt64 = ModuleCore.now) {
+        self.init(configuration: configuration, effects: sink.table, data: Unmanaged.passUnretained(sink).toOpaque(), owner: sink,
+                  clock: clock)
     }
 }
 

@@ -79,7 +79,8 @@ struct as_core_effects {
 	void (*schedule_flush)(void *data);
 	/* Since version 3. */
 	/** Call as_core_timer_fired(core, token) once, `milliseconds` from now, from the
-	 * same loop. Without it the core holds nothing for a grace period. */
+	 * same loop; a token still pending is moved to the new time. Without it the core
+	 * holds nothing for a grace period. */
 	void (*schedule_timer)(void *data, uint64_t token, uint32_t milliseconds);
 	/* Since version 4. */
 	/** An interruption's fade (R42): ramp the same gain as `duck` to `gain` over `ms`,
