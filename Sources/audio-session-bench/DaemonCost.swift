@@ -171,12 +171,15 @@ enum DaemonCost {
             }
             // Wait until WirePlumber has linked what it can and those streams run (the same
             // count for 10 s: WirePlumber 0.4 may link nothing for seconds while it works
-            // through a burst): the daemon's memory grows with each stream that starts.
+            // through a burst): the daemon's memory grows with each stream that starts. The
+            // helper counts its streaming streams itself; nothing else asks the daemon.
             var runningSeen: [Int] = []
             try sandbox.waitUntil(timeout: 90, poll: 0.5, "the streams to run") {
-                runningSeen.append(Graph.runningStreamCount(try sandbox.dump()))
-                let last = runningSeen.suffix(20)
-                return last.count == 20 && last.allSatisfy { $0 > 0 && $0 == last.first }
+                guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
+                let last = helperOutput(h).split(separator: "\n").last { $0.hasPrefix("STREAMING ") }
+                runningSeen.append(last.flatMap { Int($0.dropFirst("STREAMING ".count)) } ?? 0)
+                let recent = runningSeen.suffix(20)
+                return recent.count == 20 && recent.allSatisfy { $0 > 0 && $0 == recent.first }
             }
             r.running = runningSeen.last
             // Then sample every 0.5 s until four samples in a row lie within 0.5% of each
@@ -192,7 +195,9 @@ enum DaemonCost {
                 if let v = Proc.rssNoShmemKiB(pid) { noShmem.append(v) }
                 if settled(rss) && settled(noShmem) { break }
             }
-            r.streams = Graph.streamCount(try sandbox.dump())
+            // The streams the helper made (with a node each), as it said when ready.
+            let ready = helperOutput(h).split(separator: "\n").first { $0.hasPrefix("READY ") }
+            r.streams = ready.flatMap { Int($0.dropFirst("READY ".count)) }
             r.rssSamplesKiB = rss
             r.rssNoShmemSamplesKiB = noShmem
             r.rssSettled = settled(rss) && settled(noShmem)

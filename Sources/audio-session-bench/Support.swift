@@ -158,11 +158,6 @@ extension Graph {
     }
 
     static func streamCount(_ dump: [[String: Any]]) -> Int { playbackStreams(dump).count }
-
-    /// The playback streams whose node runs (linked and started).
-    static func runningStreamCount(_ dump: [[String: Any]]) -> Int {
-        playbackStreams(dump).filter { ($0["info"] as? [String: Any])?["state"] as? String == "running" }.count
-    }
 }
 
 /// Where a stream's audio goes: the nodes it is linked to, with a loopback (a sink that

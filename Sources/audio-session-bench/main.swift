@@ -333,8 +333,9 @@ func concurrently(_ body: @escaping @Sendable (Runner) -> Void) {
 progress("audio-session-bench: \(results.machine.cpuModel), \(results.machine.nproc) cores, load \(results.machine.loadAverageStart)")
 progress("sections: \(sections.sorted().joined(separator: ",")); systems: \(systems.joined(separator: ","))" + (quick ? " (quick)" : ""))
 
-// Phase 1, both sandboxes at once: start, idle cost (each daemon's own counters), headphone loss
-// (each trial waits on its own graph; the two systems' trials run side by side).
+// Phase 1, every sandbox up at once: start, idle cost (each daemon's own counters), memory with
+// many streams (one system after the other), headphone loss (each trial waits on its own
+// graph; the systems' trials run side by side).
 concurrently { r in r.start() }
 if let m = runners.first(where: { $0.system == "module" })?.sandbox { results.modulePath = m.modulePath }
 concurrently { r in
@@ -342,6 +343,23 @@ concurrently { r in
         res.idle = DaemonCost.idle(s, seconds: idleSeconds)
         if let i = res.idle {
             progress("   \(r.system) pipewire idle: RSS \(i.rssKiB.map(String.init) ?? "?") KiB, \(i.wakeupsPerMinute.map { String(format: "%.1f", $0) } ?? "?") wake-ups/min" + (i.error.map { " (\($0))" } ?? ""))
+        }
+    }
+}
+collect()
+// The daemon's memory with many streams, one system at a time, while every daemon has the
+// same history behind it (started, then idle): measured later, the module's daemon would
+// carry the heap of sections it runs more trials of (notify, duck, interrupt) or, the first
+// system, of every section before (its sandbox is kept for phase 2). Once per daemon: the
+// same 200 streams made again on the same daemon take far more (PipeWire 1.6's RssAnon
+// 41, 148, then 567 MB in three rounds, with the module or without), so a second round
+// would measure that growth rather than what the module adds.
+for r in runners {
+    r.section("streams") { s, res in
+        res.streams = DaemonCost.streams(s, count: streamCount, idleRSS: res.idle?.rssKiB)
+        if let x = res.streams {
+            progress("   \(x.streams ?? 0) streams: pipewire RSS \(x.rssKiB.map(String.init) ?? "?") KiB, "
+                     + "without shared buffers \(x.rssNoShmemKiB.map(String.init) ?? "?") KiB" + (x.error.map { " (\($0))" } ?? ""))
         }
     }
 }
@@ -413,7 +431,7 @@ for (m, b) in costPairs {
 }
 collect()
 
-// Phase 2, one system at a time (timings, CPU and memory): the other sandbox is stopped.
+// Phase 2, one system at a time (timings, CPU, memory after hostile clients): the other sandboxes are stopped.
 for r in runners.dropFirst() { r.sandbox?.stop(); r.sandbox = nil }
 for r in runners {
     if r.sandbox == nil && r.result.get.sandboxError == nil { r.start() }
@@ -431,12 +449,6 @@ for r in runners {
             progress("   notification latency: " + (n.ok ? String(format: "p50 %.3f ms, p99 %.3f ms (%d events, %d failed)",
                                                            n.allMs.median ?? .nan, n.allMs.p99 ?? .nan, n.allMs.n, n.failed)
                                                    : "not measured: \(n.error ?? "")"))
-        }
-    }
-    r.section("streams") { s, res in
-        res.streams = DaemonCost.streams(s, count: streamCount, idleRSS: res.idle?.rssKiB)
-        if let x = res.streams {
-            progress("   \(x.streams ?? 0) streams: pipewire RSS \(x.rssKiB.map(String.init) ?? "?") KiB" + (x.error.map { " (\($0))" } ?? ""))
         }
     }
     collect()
