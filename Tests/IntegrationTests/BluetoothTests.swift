@@ -254,7 +254,14 @@ extension Integration {
             speech.terminate(signal: SIGTERM, timeout: 5)
             microphone.terminate(signal: SIGTERM, timeout: 5)
             let after = try Recorder(sandbox: sandbox, sink: "speaker")
-            try Self.waitForMusicInA2DP(sandbox, node)
+            do {
+                try Self.waitForMusicInA2DP(sandbox, node)
+            } catch {
+                // The headset stayed in hands-free (seen once on PipeWire 1.6): the profile it
+                // is in and what WirePlumber logged, for finding out why.
+                let sink = try? Self.headsetSink(sandbox).map { Sandbox.props($0)["api.bluez5.profile"] as? String ?? "?" }
+                throw TestFailure("\(error)\nthe headset's sink: \(sink ?? "none")\n\(Self.logs(sandbox))")
+            }
             try Self.expectSilentSpeakerAndNoLoss(sandbox, after, monitor)
         }
 
