@@ -258,7 +258,11 @@ extension Integration {
                 let call = try tone(in: s.sandbox, seconds: 3, frequency: 660, name: "call.wav")
                 let caller = try s.sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", call])
                 try s.sandbox.waitUntil(timeout: 15, "mpv to report Paused") { try Self.status(s.sandbox) == "Paused" }
-                #expect(try Self.governingPlayer(s.sandbox, node) == "org.mpris.MediaPlayer2.mpv")
+                // The bridge sends Pause before it reports the player it governs, and the
+                // module publishes that report in its own time: wait for it, do not race it.
+                try s.sandbox.waitUntil(timeout: 10, "the policy to publish the MPRIS player of the stream") {
+                    try Self.governingPlayer(s.sandbox, node) == "org.mpris.MediaPlayer2.mpv"
+                }
                 try s.sandbox.waitUntil(timeout: 15, "the call to end") { !caller.isRunning }
                 try s.sandbox.waitUntil(timeout: 15, "mpv to report Playing again") { try Self.status(s.sandbox) == "Playing" }
             } catch {
