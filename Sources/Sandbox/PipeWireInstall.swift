@@ -105,7 +105,7 @@ public struct PipeWireInstall: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Where WirePlumber's default configuration and scripts are.
-    var wirePlumberDataDirectories: [String] {
+    public var wirePlumberDataDirectories: [String] {
         if let prefix { return [prefix + "/usr/share/wireplumber"] }
         return SandboxConfig.wireplumberDataDirs
     }

@@ -302,6 +302,17 @@ public enum SandboxConfig {
         }
 
         """.write(toFile: wp + "/wireplumber.conf.d/89-sandbox.conf", atomically: true, encoding: .utf8)
+        if bluetooth {
+            // What the Bluetooth profile switching decides, in WirePlumber's log: a test reads
+            // there when WirePlumber has taken in a switch (it has no other sign of it).
+            try """
+            # Written by the audio-session sandbox: the device scripts log their decisions.
+            context.properties = {
+              log.level = "2,s-device:4"
+            }
+
+            """.write(toFile: wp + "/wireplumber.conf.d/90-sandbox-log.conf", atomically: true, encoding: .utf8)
+        }
     }
 
     /// WirePlumber 0.5's role-based linking policy in the form its documentation gives

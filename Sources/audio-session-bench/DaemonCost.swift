@@ -106,6 +106,9 @@ struct ChurnResult: Codable {
     var xrunSamples: [String]
     /// The churn helper (an AudioSession client) died: what it printed.
     var helperCrashes: [String] = []
+    /// For each death, the end of the helper's output from the crash on (the runtime's
+    /// backtrace), to find the cause after the sandbox is gone.
+    var helperCrashReports: [String] = []
     /// A probe client's round trips to the daemon (a core sync every 5 ms) during the churn:
     /// how long the daemon's main loop kept a client waiting (largest, p99, median, ms).
     var loopRoundTrips: Int?
@@ -395,6 +398,9 @@ enum DaemonCost {
                         : out.split(separator: "\n").first { $0.contains("crashed") || $0.contains("Fatal") }.map(String.init) ?? "exit status \(h.exitStatus ?? -1)"
                     if stalled { h.terminate(signal: SIGKILL, timeout: 3) }
                     r.helperCrashes.append(String(why.prefix(200)))
+                    let lines = out.split(separator: "\n", omittingEmptySubsequences: false)
+                    let from = lines.firstIndex { $0.contains("crashed") || $0.contains("Fatal") } ?? max(lines.count - 80, 0)
+                    r.helperCrashReports.append(lines[from...].prefix(200).joined(separator: "\n"))
                     progress("   churn helper died after \(String(format: "%.1f", elapsed)) s (\(why)); continuing with a new one")
                     // Its streams go with its connection.
                     try? sandbox.waitUntil(timeout: 30, poll: 0.2, "the streams to go") { Graph.streamCount(try sandbox.dump()) == 0 }

@@ -1,7 +1,11 @@
 // The cost of one policy decision as the number of sessions grows.
 //
 // Usage: swift run -c release --scratch-path .build-policy session-policy-bench
-//            [--json] [--workload NAME]... [--sessions N]...
+//            [--json] [--workload NAME]... [--sessions N]... [--cold BYTES]
+//
+// `--cold BYTES` writes through a buffer of BYTES before each decision, so that it runs
+// with cold caches as in the daemon (e.g. --cold 8388608); without it decisions run back
+// to back and find everything cached.
 //
 // One decision = one `SessionPolicy.handle(_:)` call. Each round measures two decisions, a
 // stream starting (`streamRunning(true)`) and the same stream stopping (`streamRunning(false)`),
@@ -184,14 +188,17 @@ func measure(_ w: Workload, _ n: Int) -> Row {
     samples.reserveCapacity(rounds * 2)
     var effects = 0
     for i in 0..<(rounds + warmUp) {
+        evictCaches()
         let t0 = clock.now
         let a = p.handle(d.on).count
         let t1 = clock.now
-        let b = p.handle(d.off).count
+        evictCaches()
         let t2 = clock.now
+        let b = p.handle(d.off).count
+        let t3 = clock.now
         if i >= warmUp {
             samples.append(nanoseconds(t1 - t0))
-            samples.append(nanoseconds(t2 - t1))
+            samples.append(nanoseconds(t3 - t2))
             effects &+= a &+ b
         }
     }
@@ -201,6 +208,22 @@ func measure(_ w: Workload, _ n: Int) -> Row {
     return Row(
         workload: w.name, sessions: n, samples: samples.count, effectsPerDecision: samples.isEmpty ? 0 : effects / samples.count,
         medianNanoseconds: median, p99Nanoseconds: p99)
+}
+
+/// `--cold BYTES`: before each decision, one byte of every cache line of a buffer this
+/// large is written, so that the decision finds the caches holding other work, as in the
+/// daemon, where a client's messages and the graph run between two events. 0 (the
+/// default) measures decisions back to back, with warm caches.
+nonisolated(unsafe) let coldBytes = max(0, values(of: "--cold").last.flatMap { Int($0) } ?? 0)
+nonisolated(unsafe) let coldBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(64, coldBytes), alignment: 64)
+
+func evictCaches() {
+    guard coldBytes > 0 else { return }
+    var i = 0
+    while i < coldBytes {
+        coldBuffer[i] &+= 1
+        i &+= 64
+    }
 }
 
 func values(of flag: String) -> [String] {

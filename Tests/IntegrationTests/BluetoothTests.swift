@@ -177,6 +177,30 @@ extension Integration {
             return id ?? -1
         }
 
+        /// WirePlumber 0.5.18 and later cancel a pending switch back to A2DP when they hear
+        /// that the headset went to a headset profile (so that a profile the user chose
+        /// stays), and they hear of their own switch later than the daemon shows its new
+        /// sink. A call whose microphone goes before WirePlumber heard of the switch to
+        /// hands-free leaves the headset there: the restore armed when the microphone went
+        /// is cancelled by the news of the switch made for it. Real calls last longer; the
+        /// test's call lasts until WirePlumber logged that it heard (its device scripts log
+        /// at info in the sandbox). Older WirePlumbers neither cancel nor log it.
+        static func waitForWirePlumberToHearOfItsSwitch(_ sandbox: Sandbox, to profile: String) throws {
+            let script = "/scripts/device/autoswitch-bluetooth-profile.lua"
+            let cancels = sandbox.pipewire.wirePlumberDataDirectories.contains {
+                (try? String(contentsOfFile: $0 + script, encoding: .utf8))?.contains("Saving headset profile") == true
+            }
+            guard cancels else { return }
+            do {
+                try sandbox.waitUntil(timeout: 10, "WirePlumber to hear of its switch to \(profile)") {
+                    let log = (try? String(contentsOfFile: sandbox.directory + "/logs/wireplumber.log", encoding: .utf8)) ?? ""
+                    return log.contains("Saving headset profile \(profile)")
+                }
+            } catch {
+                throw TestFailure("\(error)\n\(logs(sandbox))")
+            }
+        }
+
         static func linked(_ sandbox: Sandbox, _ node: Int, to sink: Int) throws -> Bool {
             Graph.links(try sandbox.dump()).contains { $0.output == node && $0.input == sink }
         }
@@ -247,6 +271,7 @@ extension Integration {
             let microphone = try sandbox.spawn(["pw-record", "--media-role", "Communication", sandbox.directory + "/tmp/mic.wav"])
             defer { microphone.terminate(signal: SIGKILL, timeout: 2) }
             _ = try Self.waitForHeadsetSink(sandbox, profile: "headset-head-unit")
+            try Self.waitForWirePlumberToHearOfItsSwitch(sandbox, to: "headset-head-unit")
             try sandbox.waitUntil(timeout: 10, "the music to be paused by the call") {
                 try !PolicyInterruptionTests.running(sandbox, node)
             }
