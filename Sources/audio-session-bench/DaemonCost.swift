@@ -325,6 +325,61 @@ enum DaemonCost {
         return r
     }
 
+    /// The daemon's CPU per 1,000 stream events of one churn on a daemon started for it
+    /// (`options`), stopped afterwards. Most of a stream's creation and destruction is
+    /// PipeWire's own, and how much depends on the daemon: the pages its allocator hands
+    /// back after each node's destruction are faulted in again by the next one, and how
+    /// many varies from one daemon to the next by far more than the module adds (20 s of
+    /// churn on PipeWire 1.6: 2.2 to 3.3 s of CPU on fresh stock daemons, 2.4 to 3.5 s with
+    /// the module; four rounds on one daemon differed by 4 to 14%). So each round has a
+    /// daemon of its own, and a system's figure is the median of the rounds.
+    static func churnCPURound(options: SandboxOptions, seconds: Double, rate: Double, live: Int, round: Int) -> CPUResult {
+        var r = CPUResult(ok: false, events: 0)
+        do {
+            let sandbox = try Sandbox.start(options)
+            defer { sandbox.stop() }
+            guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
+            try waitSuspended(sandbox)
+            let startFile = sandbox.directory + "/tmp/churn-cost-go-\(round)"
+            let h = try sandbox.spawn([selfPath(), "helper", "churn", String(seconds), String(rate), String(live), startFile])
+            defer { h.terminate(signal: SIGKILL, timeout: 3) }
+            try sandbox.waitUntil(timeout: 60, poll: 0.1, "\(live) streams") {
+                guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
+                return helperOutput(h).contains("READY")
+            }
+            guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+            FileManager.default.createFile(atPath: startFile, contents: nil)
+            try sandbox.waitUntil(timeout: seconds + 60, poll: 0.1, "the churn") {
+                if helperOutput(h).contains("DONE") { return true }
+                guard h.isRunning else { throw BenchFailure("the churn helper died: \(h.logTail(lines: 5))") }
+                return false
+            }
+            guard let c1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+            let res = helperResult(h) ?? [:]
+            // The streams made before the start are not counted: created counts them.
+            let events = (res["created"] as? Int ?? 0) - live + (res["destroyed"] as? Int ?? 0)
+            guard events > 0 else { throw BenchFailure("the churn helper reported no stream events") }
+            r.events = events
+            r.seconds = res["seconds"] as? Double
+            r.cpuMs = (c1 - c0) / 1e6
+            r.cpuMsPerThousand = r.cpuMs.map { $0 * 1000 / Double(events) }
+            r.ok = true
+        } catch { r.error = describe(error) }
+        return r
+    }
+
+    /// The rounds of `churnCPURound`: their median, each round's figure, the events in all.
+    static func combineChurn(_ all: [CPUResult]) -> CPUResult {
+        if let failed = all.first(where: { !$0.ok }) { return failed }
+        var r = CPUResult(ok: true, events: all.map(\.events).reduce(0, +))
+        let figures = all.compactMap(\.cpuMsPerThousand)
+        r.roundsMsPerThousand = figures
+        r.cpuMsPerThousand = Stats(figures).median
+        r.cpuMs = all.compactMap(\.cpuMs).reduce(0, +)
+        r.seconds = all.compactMap(\.seconds).reduce(0, +)
+        return r
+    }
+
     static let xrunPatterns = ["xrun", "too slow", "not ready", "underrun", "overrun"]
     /// A churn helper silent for this long is stalled (it reports progress every second).
     static let stallSeconds: TimeInterval = 10

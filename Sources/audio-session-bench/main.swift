@@ -62,6 +62,9 @@ let costRounds = options.pick(nil, 7, 2)
 let floodActivationUpdates = options.pick(options.floodActivationUpdates, 20_000, 2_000)
 let floodSilentUpdates = options.pick(options.floodSilentUpdates, 4_000, 400)
 let churnSeconds = options.pick(options.churnSeconds, 60, 10)
+/// The churn's CPU per event: this many rounds per system, each on a fresh daemon, this long.
+let churnCostRounds = options.pick(nil, 7, 1)
+let churnCostSeconds = options.pick(nil, 15.0, 5.0)
 let churnRate = options.pick(options.churnRate, 50, 50)
 let churnLive = options.pick(options.churnLive, 200, 50)
 
@@ -94,6 +97,9 @@ struct SystemResult: Codable {
     /// One client's property updates: activation requests, then silent-mode flips.
     var propertyFloods: [PropertyFloodResult]?
     var churn: ChurnResult?
+    /// The daemon's CPU per 1,000 stream events of the churn, each round on a daemon of its
+    /// own (`DaemonCost.churnCPURound`), alternating with the stock system of the generation.
+    var churnCost: CPUResult?
     var faults: FaultsResult?
     /// Where the daemon's time goes (`perf`), the module system on the system's PipeWire.
     var profile: ProfileResult?
@@ -115,6 +121,9 @@ struct Parameters: Codable {
     var costRounds: Int?
     /// Module and stock rounds of the CPU sections alternate (phase 1b).
     var costInterleaved: Bool?
+    /// The churn's CPU per event: rounds per system, each on a daemon of its own, and their length.
+    var churnCostRounds: Int?
+    var churnCostSeconds: Double?
 }
 
 struct Results: Codable {
@@ -132,7 +141,8 @@ var results = Results(
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
                            toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
                            churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials,
-                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds, costInterleaved: true),
+                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds, costInterleaved: true,
+                           churnCostRounds: churnCostRounds, churnCostSeconds: churnCostSeconds),
     systems: [])
 
 try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -412,6 +422,21 @@ for (m, b) in costPairs {
             let c = DaemonCost.combine(all, events: toggleEvents)
             r.result.update { $0.cpu = c }
             progress("   \(r.system) \(c.summary)")
+        }
+    }
+    if sections.contains("churn") {
+        progress("-- \(m.system) and \(b.system): churn CPU, \(churnCostRounds) fresh daemons each, alternating")
+        var mine: [CPUResult] = [], theirs: [CPUResult] = []
+        for i in 0..<max(1, churnCostRounds) {
+            for r in (i % 2 == 0 ? [m, b] : [b, m]) {
+                let one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnRate, live: churnLive, round: i)
+                progress("   \(r.system) churn round \(i + 1): " + (one.cpuMsPerThousand.map { String(format: "%.1f ms per 1,000 stream events", $0) } ?? one.error ?? "?"))
+                if r === m { mine.append(one) } else { theirs.append(one) }
+            }
+        }
+        for (r, all) in [(m, mine), (b, theirs)] {
+            let c = DaemonCost.combineChurn(all)
+            r.result.update { $0.churnCost = c }
         }
     }
     if sections.contains("props") {
