@@ -355,7 +355,14 @@ extension Integration {
                     try? sandbox.waitForMoreRecording(speaker, seconds: 1.0)
                     peak = (try? speaker.stop())?.samples.map { abs($0) }.max() ?? -1
                 }
-                throw TestFailure("\(error); the page reported \(site.reports); the speaker's peak: \(peak); sessions: \(Self.sessions(sandbox))")
+                // Which streams the browser has in the graph, and in what state (seen once:
+                // the page reported its far end playing, the speaker heard nothing, and no
+                // session of the browser's was published).
+                let streams = ((try? sandbox.dump()).map { Sandbox.objects($0, type: "PipeWire:Interface:Node") } ?? []).filter {
+                    (Sandbox.props($0)["media.class"] as? String)?.hasPrefix("Stream/") == true
+                }.map { "\($0["id"] ?? "?") \(Sandbox.props($0)["media.class"] ?? "?") \(Sandbox.props($0)["application.name"] ?? "?") \(Sandbox.state($0) ?? "?")" }
+                throw TestFailure("\(error); the page reported \(site.reports); the speaker's peak: \(peak); streams: \(streams); "
+                                  + "sessions: \(Self.sessions(sandbox))\nmodule log:\n\(sandbox.moduleLog())")
             }
             // The capture stream is a session of its own, a call, in `pw-session status --json`.
             var statusText = ""
