@@ -168,10 +168,7 @@ enum DaemonCost {
             guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
             let h = try sandbox.spawn([selfPath(), "helper", "streams", String(count)])
             defer { h.terminate(signal: SIGKILL, timeout: 3) }
-            try sandbox.waitUntil(timeout: 40, poll: 0.1, "\(count) streams") {
-                guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
-                return helperOutput(h).contains("READY")
-            }
+            try waitForHelperLine(sandbox, h, "READY", timeout: 40, "\(count) streams")
             // Wait until WirePlumber has linked what it can and those streams run (the same
             // count for 10 s: WirePlumber 0.4 may link nothing for seconds while it works
             // through a burst): the daemon's memory grows with each stream that starts. The
@@ -199,8 +196,7 @@ enum DaemonCost {
                 if settled(rss) && settled(noShmem) { break }
             }
             // The streams the helper made (with a node each), as it said when ready.
-            let ready = helperOutput(h).split(separator: "\n").first { $0.hasPrefix("READY ") }
-            r.streams = ready.flatMap { Int($0.dropFirst("READY ".count)) }
+            r.streams = helperLine(h, "READY").flatMap { Int($0.dropFirst("READY ".count)) }
             r.rssSamplesKiB = rss
             r.rssNoShmemSamplesKiB = noShmem
             r.rssSettled = settled(rss) && settled(noShmem)
@@ -244,23 +240,12 @@ enum DaemonCost {
             guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
             let h = try sandbox.spawn([selfPath(), "helper", "toggle", String(events), String(rate), startFile])
             defer { h.terminate(signal: SIGKILL, timeout: 3) }
-            try sandbox.waitUntil(timeout: 20, poll: 0.05, "the toggling stream") {
-                guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
-                return helperOutput(h).contains("READY")
-            }
-            usleep(300_000)
-            guard let c0 = Proc.cpuNanoseconds(pid), let t0 = Proc.cpuTicks(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
-            FileManager.default.createFile(atPath: startFile, contents: nil)
-            try sandbox.waitUntil(timeout: Double(events) / rate + 30, poll: 0.02, "the toggles") {
-                guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
-                return helperOutput(h).contains("DONE")
-            }
-            guard let c1 = Proc.cpuNanoseconds(pid), let t1 = Proc.cpuTicks(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
-            let res = helperResult(h)
-            r.seconds = res?["seconds"] as? Double
-            r.cpuMs = (c1 - c0) / 1e6
-            r.cpuMsPerThousand = r.cpuMs! * 1000 / Double(events)
-            r.ticks = t1 - t0
+            let cost = try measurePhase(sandbox, h, daemon: pid, startFile: startFile, what: "the toggles", readyTimeout: 20,
+                                        settle: 0.3, doneTimeout: Double(events) / rate + 30)
+            r.seconds = helperResult(h)?["seconds"] as? Double
+            r.cpuMs = cost.cpuMs
+            r.cpuMsPerThousand = cost.cpuMs * 1000 / Double(events)
+            r.ticks = cost.ticks
             r.ok = true
         } catch { r.error = describe(error) }
         try? sandbox.waitUntil(timeout: 20, poll: 0.2, "the stream to go") { Graph.streamCount(try sandbox.dump()) == 0 }
@@ -299,27 +284,12 @@ enum DaemonCost {
             guard FileManager.default.isExecutableFile(atPath: fixture) else { throw BenchFailure("no fixture at \(fixture)") }
             let h = try sandbox.spawn([fixture, mode, String(updates), startFile])
             defer { h.terminate(signal: SIGKILL, timeout: 3) }
-            try sandbox.waitUntil(timeout: 20, poll: 0.05, "the flooding client") {
-                guard h.isRunning || helperOutput(h).contains("READY") else { throw BenchFailure("the fixture exited: \(h.logTail(lines: 3))") }
-                return helperOutput(h).contains("READY")
-            }
-            usleep(300_000)
-            guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
-            FileManager.default.createFile(atPath: startFile, contents: nil)
-            try sandbox.waitUntil(timeout: 120, poll: 0.02, "\(updates) property updates") {
-                let out = helperOutput(h)
-                if out.contains("DONE") { return true }
-                guard h.isRunning else { throw BenchFailure("the fixture exited: \(h.logTail(lines: 3))") }
-                return false
-            }
             // What the module deferred to its next loop turn or publishing interval is counted too.
-            usleep(100_000)
-            guard let c1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
-            let done = helperOutput(h).split(separator: "\n").first { $0.hasPrefix("DONE ") }
-            r.seconds = done.flatMap { Double($0.dropFirst(5)) }
-            let cpuMs = (c1 - c0) / 1e6
-            r.cpuMs = cpuMs
-            r.cpuMsPerThousand = cpuMs * 1000 / Double(updates)
+            let cost = try measurePhase(sandbox, h, daemon: pid, startFile: startFile, what: "\(updates) property updates",
+                                        readyTimeout: 20, settle: 0.3, doneTimeout: 120, after: 0.1)
+            r.seconds = helperLine(h, "DONE").flatMap { Double($0.dropFirst(5)) }
+            r.cpuMs = cost.cpuMs
+            r.cpuMsPerThousand = cost.cpuMs * 1000 / Double(updates)
             r.ok = true
         } catch { r.error = describe(error) }
         return r
@@ -343,40 +313,18 @@ enum DaemonCost {
             let startFile = sandbox.directory + "/tmp/churn-cost-go-\(round)"
             let h = try sandbox.spawn([selfPath(), "helper", "churn", String(seconds), String(rate), String(live), startFile])
             defer { h.terminate(signal: SIGKILL, timeout: 3) }
-            try sandbox.waitUntil(timeout: 60, poll: 0.1, "\(live) streams") {
-                guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
-                return helperOutput(h).contains("READY")
-            }
-            guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
-            FileManager.default.createFile(atPath: startFile, contents: nil)
-            try sandbox.waitUntil(timeout: seconds + 60, poll: 0.1, "the churn") {
-                if helperOutput(h).contains("DONE") { return true }
-                guard h.isRunning else { throw BenchFailure("the churn helper died: \(h.logTail(lines: 5))") }
-                return false
-            }
-            guard let c1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+            let cost = try measurePhase(sandbox, h, daemon: pid, startFile: startFile, what: "the churn", readyTimeout: 60,
+                                        doneTimeout: seconds + 60)
             let res = helperResult(h) ?? [:]
             // The streams made before the start are not counted: created counts them.
             let events = (res["created"] as? Int ?? 0) - live + (res["destroyed"] as? Int ?? 0)
             guard events > 0 else { throw BenchFailure("the churn helper reported no stream events") }
             r.events = events
             r.seconds = res["seconds"] as? Double
-            r.cpuMs = (c1 - c0) / 1e6
-            r.cpuMsPerThousand = r.cpuMs.map { $0 * 1000 / Double(events) }
+            r.cpuMs = cost.cpuMs
+            r.cpuMsPerThousand = cost.cpuMs * 1000 / Double(events)
             r.ok = true
         } catch { r.error = describe(error) }
-        return r
-    }
-
-    /// The rounds of `churnCPURound`: their median, each round's figure, the events in all.
-    static func combineChurn(_ all: [CPUResult]) -> CPUResult {
-        if let failed = all.first(where: { !$0.ok }) { return failed }
-        var r = CPUResult(ok: true, events: all.map(\.events).reduce(0, +))
-        let figures = all.compactMap(\.cpuMsPerThousand)
-        r.roundsMsPerThousand = figures
-        r.cpuMsPerThousand = Stats(figures).median
-        r.cpuMs = all.compactMap(\.cpuMs).reduce(0, +)
-        r.seconds = all.compactMap(\.seconds).reduce(0, +)
         return r
     }
 
@@ -409,10 +357,7 @@ enum DaemonCost {
                 let startFile = sandbox.directory + "/tmp/churn-go-\(attempt)"
                 let h = try sandbox.spawn([selfPath(), "helper", "churn", String(seconds - elapsed), String(rate), String(live), startFile])
                 defer { h.terminate(signal: SIGKILL, timeout: 3) }
-                try sandbox.waitUntil(timeout: 60, poll: 0.1, "\(live) streams") {
-                    guard h.isRunning else { throw BenchFailure("helper exited: \(h.logTail(lines: 3))") }
-                    return helperOutput(h).contains("READY")
-                }
+                try waitForHelperLine(sandbox, h, "READY", timeout: 60, "\(live) streams")
                 usleep(500_000)
                 let u0 = updates()
                 guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
@@ -426,7 +371,7 @@ enum DaemonCost {
                     peak = max(peak, Proc.rssKiB(pid) ?? 0)
                     if !h.isRunning { crashed = true; return true }
                     let out = helperOutput(h)
-                    if out.contains("DONE") { return true }
+                    if helperLine(h, "DONE") != nil { return true }
                     let n = out.components(separatedBy: "PROGRESS ").count
                     if n != progressLines {
                         progressLines = n
@@ -471,8 +416,8 @@ enum DaemonCost {
             }
             FileManager.default.createFile(atPath: probeStop, contents: nil)
             if let p = prober {
-                try? sandbox.waitUntil(timeout: 15, poll: 0.05, "the loop probe's figures") { helperOutput(p).contains("DONE") || !p.isRunning }
-                if let line = helperOutput(p).split(separator: "\n").first(where: { $0.hasPrefix("DONE ") }) {
+                try? sandbox.waitUntil(timeout: 15, poll: 0.05, "the loop probe's figures") { helperLine(p, "DONE") != nil || !p.isRunning }
+                if let line = helperLine(p, "DONE") {
                     let f = line.split(separator: " ").dropFirst().map { Double($0) }
                     if f.count == 4 {
                         r.loopRoundTrips = f[0].map { Int($0) }

@@ -417,3 +417,42 @@ func helperResult(_ p: ChildProcess) -> [String: Any]? {
     }
     return nil
 }
+
+/// The first line a helper wrote that is `word` alone or starts with `word` and a space.
+func helperLine(_ p: ChildProcess, _ word: String) -> Substring? {
+    helperOutput(p).split(separator: "\n").first { $0 == word || $0.hasPrefix(word + " ") }
+}
+
+/// Waits until a helper writes its `word` line; a helper that exits without it is a failure.
+func waitForHelperLine(_ sandbox: Sandbox, _ h: ChildProcess, _ word: String, timeout: TimeInterval,
+                       poll: TimeInterval = 0.05, _ what: String) throws {
+    try sandbox.waitUntil(timeout: timeout, poll: poll, what) {
+        if helperLine(h, word) != nil { return true }
+        guard h.isRunning else { throw BenchFailure("the helper exited before \(what): \(h.logTail(lines: 5))") }
+        return false
+    }
+}
+
+/// The daemon's cost over one measured phase of a helper.
+struct PhaseCost {
+    var cpuMs: Double
+    var ticks: Int?
+}
+
+/// One measured phase of a helper that writes `READY` once set up, begins when `startFile`
+/// appears, and writes `DONE` when finished: the daemon's CPU time from the start to `DONE`,
+/// `settle` seconds after `READY` and `after` seconds past `DONE` (for what the daemon deferred).
+func measurePhase(_ sandbox: Sandbox, _ h: ChildProcess, daemon pid: Int32, startFile: String, what: String,
+                  readyTimeout: TimeInterval, settle: TimeInterval = 0, doneTimeout: TimeInterval,
+                  after: TimeInterval = 0) throws -> PhaseCost {
+    try waitForHelperLine(sandbox, h, "READY", timeout: readyTimeout, "\(what) to be set up")
+    if settle > 0 { usleep(useconds_t(settle * 1_000_000)) }
+    guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+    let t0 = Proc.cpuTicks(pid)
+    FileManager.default.createFile(atPath: startFile, contents: nil)
+    try waitForHelperLine(sandbox, h, "DONE", timeout: doneTimeout, poll: 0.02, what)
+    if after > 0 { usleep(useconds_t(after * 1_000_000)) }
+    guard let c1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
+    let t1 = Proc.cpuTicks(pid)
+    return PhaseCost(cpuMs: (c1 - c0) / 1e6, ticks: t0.flatMap { a in t1.map { $0 - a } })
+}

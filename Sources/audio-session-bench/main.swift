@@ -435,7 +435,8 @@ for (m, b) in costPairs {
             }
         }
         for (r, all) in [(m, mine), (b, theirs)] {
-            let c = DaemonCost.combineChurn(all)
+            // Rounds differ in events (the streams made in the time): the median round's count.
+            let c = DaemonCost.combine(all, events: Stats(all.map { Double($0.events) }).median.map { Int($0) } ?? 0)
             r.result.update { $0.churnCost = c }
         }
     }

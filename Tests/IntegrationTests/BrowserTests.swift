@@ -195,6 +195,14 @@ extension Integration {
             return entries.filter { $0.key == "audio-session.session" }.map { "\($0.subject): \($0.value)" }.joined(separator: "\n")
         }
 
+        /// The streams in the graph, one line each (id, class, program, state), for a failure's message.
+        static func streams(_ sandbox: Sandbox) -> String {
+            let nodes = (try? sandbox.dump()).map { Sandbox.objects($0, type: "PipeWire:Interface:Node") } ?? []
+            return nodes.filter { (Sandbox.props($0)["media.class"] as? String)?.hasPrefix("Stream/") == true }.map {
+                "\($0["id"] ?? "?") \(Sandbox.props($0)["media.class"] ?? "?") \(Sandbox.props($0)["application.name"] ?? "?") \(Sandbox.state($0) ?? "?")"
+            }.joined(separator: "\n")
+        }
+
         /// The bridge, connected.
         static func startBridge(_ sandbox: Sandbox) throws -> ChildProcess {
             let bridge = try sandbox.spawn([try Support.pwSessionPath(), "agent", "--verbose"])
@@ -358,10 +366,7 @@ extension Integration {
                 // Which streams the browser has in the graph, and in what state (seen once:
                 // the page reported its far end playing, the speaker heard nothing, and no
                 // session of the browser's was published).
-                let streams = ((try? sandbox.dump()).map { Sandbox.objects($0, type: "PipeWire:Interface:Node") } ?? []).filter {
-                    (Sandbox.props($0)["media.class"] as? String)?.hasPrefix("Stream/") == true
-                }.map { "\($0["id"] ?? "?") \(Sandbox.props($0)["media.class"] ?? "?") \(Sandbox.props($0)["application.name"] ?? "?") \(Sandbox.state($0) ?? "?")" }
-                throw TestFailure("\(error); the page reported \(site.reports); the speaker's peak: \(peak); streams: \(streams); "
+                throw TestFailure("\(error); the page reported \(site.reports); the speaker's peak: \(peak);\nstreams:\n\(Self.streams(sandbox))\n"
                                   + "sessions: \(Self.sessions(sandbox))\nmodule log:\n\(sandbox.moduleLog())")
             }
             // The capture stream is a session of its own, a call, in `pw-session status --json`.
@@ -399,10 +404,7 @@ extension Integration {
                     try !PolicyInterruptionTests.interrupted(sandbox, node) && PolicyInterruptionTests.running(sandbox, node)
                 }
             } catch {
-                let streams = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Node").filter {
-                    (Sandbox.props($0)["media.class"] as? String)?.hasPrefix("Stream/") == true
-                }.map { "\($0["id"] ?? "?") \(Sandbox.props($0)["media.class"] ?? "?") \(Sandbox.props($0)["application.name"] ?? "?") \(Sandbox.state($0) ?? "?")" }
-                throw TestFailure("\(error); streams: \(streams); sessions: \(Self.sessions(sandbox))")
+                throw TestFailure("\(error);\nstreams:\n\(Self.streams(sandbox))\nsessions: \(Self.sessions(sandbox))")
             }
             print("R43 \(browser.rawValue): the music runs again \(Int(Date().timeIntervalSince(hangUp) * 1000)) ms after the hang-up command")
             let resumed = recorder.mark
