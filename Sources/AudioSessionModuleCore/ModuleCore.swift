@@ -147,6 +147,9 @@ public final class ModuleCore {
             pendingChanges[object] = (pendingOrder, event)
             return
         }
+        // An event the policy would answer with nothing (an owner's activation it does not
+        // hold) is not decided, unless held changes come first: they may make it a request.
+        if pendingChanges.isEmpty && policy.asksNothing(event) { return }
         // The held changes decided first count towards this event's time in the loop.
         let started = Self.now()
         decideHeldChanges()

@@ -186,8 +186,10 @@ extension PolicyStep {
     /// Whether the owner's activation of `n` asks the policy anything: the policy holds it
     /// paused, or its pause was let go of while the module's pause still held the node.
     static func activationIsRequest(_ n: NodeID, _ model: PolicyModel) -> Bool {
-        guard let st = model.streams[n] else { return false }
-        return st.pausedByPolicy || st.pauseReleased
+        // Read in place: the record is not copied (most owners' activations ask nothing,
+        // and in the daemon this runs on cold caches).
+        guard let i = model.streams.index(forKey: n) else { return false }
+        return model.streams.values[i].pausedByPolicy || model.streams.values[i].pauseReleased
     }
 
     /// The owner made the node active (`Event.streamActivatedByOwner`): an activation

@@ -142,6 +142,14 @@ public struct SessionPolicy: Sendable {
         return step.endEvent()
     }
 
+    /// Whether deciding `event` now would change nothing and emit nothing: an owner's
+    /// activation of a stream the policy does not hold (most of a busy graph's). The module
+    /// skips such an event when nothing else waits to be decided before it.
+    public func asksNothing(_ event: Event) -> Bool {
+        if case .streamActivatedByOwner(let n) = event { return !PolicyStep.activationIsRequest(n, model) }
+        return false
+    }
+
     /// A step over the current state that only reads (its copies share storage).
     var reader: PolicyStep { step }
 

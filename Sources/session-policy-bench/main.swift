@@ -1,7 +1,7 @@
 // The cost of one policy decision as the number of sessions grows.
 //
 // Usage: swift run -c release --scratch-path .build-policy session-policy-bench
-//            [--json] [--workload NAME]... [--sessions N]... [--cold BYTES]
+//            [--json] [--workload NAME]... [--sessions N]... [--cold BYTES] [--rounds N]
 //
 // `--cold BYTES` writes through a buffer of BYTES before each decision, so that it runs
 // with cold caches as in the daemon (e.g. --cold 8388608); without it decisions run back
@@ -181,7 +181,7 @@ let workloads = [
 func measure(_ w: Workload, _ n: Int) -> Row {
     var p = w.build(n)
     let d = w.decision(&p)
-    let rounds = w.rounds(n)
+    let rounds = roundsOverride ?? w.rounds(n)
     let warmUp = min(100, rounds)
     let clock = ContinuousClock()
     var samples: [Double] = []
@@ -214,6 +214,9 @@ func measure(_ w: Workload, _ n: Int) -> Row {
 /// large is written, so that the decision finds the caches holding other work, as in the
 /// daemon, where a client's messages and the graph run between two events. 0 (the
 /// default) measures decisions back to back, with warm caches.
+/// `--rounds N`: this many rounds per size instead of the workload's own count (a short run
+/// under a profiler or a cache simulator).
+nonisolated(unsafe) let roundsOverride = values(of: "--rounds").last.flatMap { Int($0) }.map { max(1, $0) }
 nonisolated(unsafe) let coldBytes = max(0, values(of: "--cold").last.flatMap { Int($0) } ?? 0)
 nonisolated(unsafe) let coldBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(64, coldBytes), alignment: 64)
 

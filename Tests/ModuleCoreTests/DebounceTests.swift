@@ -63,6 +63,37 @@ import Testing
         #expect(immediate.take().events.contains { $0.string("type") == "declarationRefused" })
     }
 
+    /// An owner's activation of a stream the policy does not hold is not decided (it asks
+    /// nothing), but only once nothing is held: a held change may make it a request. Here a
+    /// call declared in a held change pauses the music, and the music's owner starting it
+    /// again is then a request the call refuses, as if each change had been decided at once.
+    @Test func anOwnersActivationIsDecidedAfterTheHeldChangesThatMayMakeItARequest() {
+        let phone = ClientID(Recorded.phoneClientID), music = NodeID(Self.stream)
+        var call = Recorded.phoneClient
+        call["audio.session.category"] = "playAndRecord"
+        call["audio.session.mode"] = "voiceChat"
+        call["audio.session.active"] = "true"
+        let immediate = RecordingEffectSink()
+        let reference = ModuleCore(configuration: PolicyConfiguration(), effects: immediate)
+        for e in Recorded.idleGraph + Recorded.musicPlays { reference.handle(e) }
+        _ = immediate.take()
+        for c in [core, reference] {
+            c.clientAdded(phone, Recorded.phoneClient, identity: ClientIdentity())
+            #expect(c.policy.asksNothing(.streamActivatedByOwner(music)))
+            c.handle(.clientChanged(phone, call))
+        }
+        #expect(core.pendingChangeCount == 1)
+        core.handle(.streamActivatedByOwner(music))
+        reference.handle(.streamActivatedByOwner(music))
+        #expect(core.pendingChangeCount == 0)
+        #expect(core.policy.holdsPaused(music))
+        #expect(!core.policy.asksNothing(.streamActivatedByOwner(music)))
+        let calls = sink.recording.take()
+        #expect(calls.pausedNodes.contains(Self.stream), "\(calls)")
+        #expect(calls.streamEffects == immediate.take().streamEffects)
+        #expect(core.policy.snapshot() == reference.policy.snapshot())
+    }
+
     @Test func anyOtherEventDecidesTheHeldChangesFirstThenItself() throws {
         // A Phone stream's properties are held; then the headphones go away.
         core.handle(declaring("ambient"))
