@@ -153,7 +153,7 @@ public final class ModuleCore {
         // The held changes decided first count towards this event's time in the loop.
         let started = Self.now()
         decideHeldChanges()
-        runAll(policy.handle(event))
+        decide(event)
         writeHeldPublicationsIfDue()
         noteTime(since: started, "deciding \(event)")
     }
@@ -195,7 +195,7 @@ public final class ModuleCore {
         let batch = pendingChanges.values.sorted { $0.order < $1.order }
         pendingChanges = [:]
         for held in batch {
-            runAll(policy.handle(held.event))
+            decide(held.event)
         }
     }
 
@@ -231,6 +231,20 @@ public final class ModuleCore {
             return
         }
         handle(.timerFired(token))
+    }
+
+    /// The array the policy's effects come in, used again for each decision (it is taken
+    /// out while its effects run: a decision an effect's callback starts gets its own).
+    var effectBuffer: [Effect] = []
+
+    /// Steps the policy with one event and runs what it decides, in order.
+    func decide(_ event: Event) {
+        var effects: [Effect] = []
+        swap(&effects, &effectBuffer)
+        policy.handle(event, into: &effects)
+        runAll(effects)
+        effects.removeAll(keepingCapacity: effects.capacity <= 256)
+        effectBuffer = effects
     }
 
     /// Runs the effects of one decision, in order.

@@ -32,19 +32,18 @@ struct PolicyStep: PolicyReading {
         self.state = state
     }
 
-    /// The end of an event: its effects, and the step's scratch left empty for the next
-    /// one (every field above but `state`). The sets keep their storage unless a fan-out
-    /// made them large.
-    mutating func endEvent() -> [Effect] {
-        let out = fx
-        fx = []
+    /// The end of an event: its effects, moved into `out` (empty; its storage becomes the
+    /// next event's), and the step's scratch left empty for the next one (every field above
+    /// but `state`). The sets keep their storage unless a fan-out made them large.
+    mutating func endEvent(into out: inout [Effect]) {
+        swap(&out, &fx)
+        if fx.capacity > 256 { fx = [] }
         Self.empty(&touched)
         Self.empty(&justActivated)
         refreshAll = false
         hintDirty = false
         fadeIns.removeAll(keepingCapacity: true)
         clientGoing = nil
-        return out
     }
 
     static func empty(_ set: inout Set<SessionID>) {

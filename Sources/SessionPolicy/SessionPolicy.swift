@@ -59,9 +59,24 @@ public struct SessionPolicy: Sendable {
 
     /// Handles one event and returns the effects, in the order the module must run them.
     public mutating func handle(_ event: Event) -> [Effect] {
+        var out: [Effect] = []
+        handle(event, into: &out)
+        return out
+    }
+
+    /// Handles one event; `effects` is emptied and then holds the effects, in the order the
+    /// module must run them. The array's storage goes back and forth between the caller and
+    /// the policy, so that a caller who passes the same array each time allocates none.
+    public mutating func handle(_ event: Event, into effects: inout [Effect]) {
+        effects.removeAll(keepingCapacity: true)
+        if decide(event) { step.endEvent(into: &effects) }
+    }
+
+    /// Decides one event into the step's effects; false when it is answered with nothing.
+    mutating func decide(_ event: Event) -> Bool {
         // Most events of a busy graph change nothing the rules read: answered here, without
         // a step (a program starting its own stream reports its activation before it runs).
-        if case .streamActivatedByOwner(let n) = event, !PolicyStep.activationIsRequest(n, model) { return [] }
+        if case .streamActivatedByOwner(let n) = event, !PolicyStep.activationIsRequest(n, model) { return false }
         // The event goes to its rule (`PolicyStep+*.swift`); what reaches the rules is
         // admitted here: a declaration within its limits (DeclarationLimits), a client's
         // identity as it connected, nothing of a monitor recorder.
@@ -139,7 +154,7 @@ public struct SessionPolicy: Sendable {
             step.state.dropProgramWork()
             step.finish()
         }
-        return step.endEvent()
+        return true
     }
 
     /// Whether deciding `event` now would change nothing and emit nothing: an owner's
