@@ -186,8 +186,11 @@ public final class ModuleCore {
     /// Decides the held property changes, in the order of their last change, and writes
     /// the held publications if an interval has passed since the last write.
     public func flush() {
+        let started = Self.now()
+        let held = pendingChanges.count
         decideHeldChanges()
         writeHeldPublicationsIfDue()
+        noteTime(since: started, "deciding \(held) held property changes")
     }
 
     func decideHeldChanges() {

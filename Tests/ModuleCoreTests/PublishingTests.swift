@@ -232,4 +232,18 @@ final class TestClock: @unchecked Sendable {
         // Far below a graph cycle: nothing was logged as slow.
         #expect(!sink.take().logs.contains { $0.1.contains("held the daemon's loop") })
     }
+
+    /// Held property changes are decided on the loop's next turn: that turn counts too.
+    @Test func theHeldChangesDecidedOnTheNextTurnCount() {
+        let sink = DeferringEffectSink()
+        let core = ModuleCore(configuration: PolicyConfiguration(), effects: sink)
+        var declared = Recorded.musicClient
+        declared["audio.session.category"] = "playback"
+        for _ in 0..<3 { core.handle(.clientChanged(ClientID(Recorded.musicClientID), declared)) }
+        #expect(core.pendingChangeCount == 1)
+        #expect(core.longestDecisionNanoseconds == 0)
+        core.flush()
+        #expect(core.pendingChangeCount == 0)
+        #expect(core.longestDecisionNanoseconds > 0)
+    }
 }
