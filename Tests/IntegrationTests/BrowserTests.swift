@@ -195,11 +195,18 @@ extension Integration {
             return entries.filter { $0.key == "audio-session.session" }.map { "\($0.subject): \($0.value)" }.joined(separator: "\n")
         }
 
-        /// The streams in the graph, one line each (id, class, program, state), for a failure's message.
+        /// The streams in the graph, one line each (id, class, program, state, and the volumes
+        /// and mutes of its Props), for a failure's message.
         static func streams(_ sandbox: Sandbox) -> String {
             let nodes = (try? sandbox.dump()).map { Sandbox.objects($0, type: "PipeWire:Interface:Node") } ?? []
-            return nodes.filter { (Sandbox.props($0)["media.class"] as? String)?.hasPrefix("Stream/") == true }.map {
-                "\($0["id"] ?? "?") \(Sandbox.props($0)["media.class"] ?? "?") \(Sandbox.props($0)["application.name"] ?? "?") \(Sandbox.state($0) ?? "?")"
+            return nodes.filter { (Sandbox.props($0)["media.class"] as? String)?.hasPrefix("Stream/") == true }.map { node in
+                let params = (node["info"] as? [String: Any])?["params"] as? [String: Any]
+                let volumes = ((params?["Props"] as? [[String: Any]]) ?? []).map { props in
+                    ["channelVolumes", "softVolumes", "mute", "softMute"].compactMap { k in props[k].map { "\(k) \($0)" } }
+                        .joined(separator: ", ")
+                }.filter { !$0.isEmpty }.joined(separator: "; ")
+                return "\(node["id"] ?? "?") \(Sandbox.props(node)["media.class"] ?? "?") \(Sandbox.props(node)["application.name"] ?? "?") "
+                    + "\(Sandbox.state(node) ?? "?") [\(volumes)]"
             }.joined(separator: "\n")
         }
 
@@ -287,7 +294,10 @@ extension Integration {
                     recorder.nonZeroSamples(from: resumed, to: recorder.mark) > 0
                 }
             } catch {
-                Issue.record("\(error)\nbridge log:\n\(bridge.logTail())\nmodule log:\n\(sandbox.moduleLog())")
+                // Seen once (Firefox, PipeWire 1.4, a loaded machine): the policy faded the
+                // stream back in and resumed it, the browser said Playing, its stream ran on
+                // the headphones, and nothing reached them for 15 s.
+                Issue.record("\(error)\nstreams:\n\(Self.streams(sandbox))\nbridge log:\n\(bridge.logTail())\nmodule log:\n\(sandbox.moduleLog())")
             }
             let wav = try recorder.stop()
             let leaked = PolicyInterruptionTests.nonZero(wav, from: from, to: to)
