@@ -34,7 +34,7 @@ module: deps $(MESON_BUILD)/build.ninja
 
 # Debug build of every Swift target, tests included.
 swift: deps
-	$(SWIFT) build --build-tests
+	./scripts/swiftpm.sh $(SWIFT) build --build-tests
 
 build: module swift
 
@@ -74,7 +74,7 @@ demo: build
 # than through `swift test`: SwiftPM 6.3's `swift test` can exit before it has
 # forwarded the last of the binary's output (seen here: the summary line and the
 # last suites' results missing, exit status intact), and a test log must be whole.
-TEST_BINARY = "$$($(SWIFT) build --show-bin-path)/pipewire-audio-sessionPackageTests.xctest"
+TEST_BINARY = "$$(./scripts/swiftpm.sh $(SWIFT) build --show-bin-path)/pipewire-audio-sessionPackageTests.xctest"
 
 unit-test: swift
 	$(TEST_BINARY) --testing-library swift-testing --skip IntegrationTests

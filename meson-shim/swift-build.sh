@@ -5,15 +5,17 @@ set -eu
 swift=$1 repo=$2  # $3: meson's output directory; $4: module-only or nothing
 out=$(cd "$3" && pwd)
 cd "$repo"
-bin=$("$swift" build -c release --show-bin-path)
+# SwiftPM with a deadline (it can hang on exit): scripts/swiftpm.sh.
+spm() { "$repo/scripts/swiftpm.sh" "$swift" "$@"; }
+bin=$(spm build -c release --show-bin-path)
 # SwiftPM adds to an existing archive: objects of renamed or deleted sources would
 # stay in it and be linked. A new archive each build holds only today's objects.
 rm -f "$bin/libAudioSessionModuleCore.a" "$bin/libAudioSessionC.a"
-"$swift" build -c release --product AudioSessionModuleCore
+spm build -c release --product AudioSessionModuleCore
 cp -f "$bin/libAudioSessionModuleCore.a" "$out/libAudioSessionModuleCore.a"
 # module-only: the core archive is all meson links (see meson.build).
 [ "${4:-}" = module-only ] && exit 0
-"$swift" build -c release --product AudioSessionC
-"$swift" build -c release --product pw-session
+spm build -c release --product AudioSessionC
+spm build -c release --product pw-session
 cp -f "$bin/libAudioSessionC.a" "$out/libAudioSessionC.a"
 cp -f "$bin/pw-session" "$out/pw-session"

@@ -46,9 +46,9 @@ pw14=$(./scripts/pipewire-tree.sh build/pipewire-1.4)
 pw16=$(./scripts/pipewire-rootfs.sh build/pipewire-1.6)
 
 echo "bench: building audio-session-bench and session-policy-bench (release)" >&2
-swift build -c release --product audio-session-bench >&2
-swift build -c release --product session-policy-bench >&2
-bin=$(swift build -c release --show-bin-path)
+./scripts/swiftpm.sh swift build -c release --product audio-session-bench >&2
+./scripts/swiftpm.sh swift build -c release --product session-policy-bench >&2
+bin=$(./scripts/swiftpm.sh swift build -c release --show-bin-path)
 
 echo "bench: policy core decision cost (session-policy-bench --json)" >&2
 if "$bin/session-policy-bench" --json > "$out/policy.json.tmp"; then
