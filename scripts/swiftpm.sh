@@ -15,7 +15,10 @@
 set -u
 deadline=${SWIFTPM_DEADLINE_SECONDS:-1800}
 for attempt in 1 2; do
-	timeout --kill-after=10 "$deadline" "$@"
+	# --foreground: the command stays in make's process group, so a Ctrl-C reaches it;
+	# on the deadline only the command itself is stopped (a compiler job it started
+	# finishes on its own).
+	timeout --foreground --kill-after=10 "$deadline" "$@"
 	status=$?
 	# 124: timeout stopped it; 137: it had to be killed.
 	if [ "$status" -ne 124 ] && [ "$status" -ne 137 ]; then
