@@ -76,7 +76,7 @@ public struct SessionPolicy: Sendable {
     mutating func decide(_ event: Event) -> Bool {
         // Most events of a busy graph change nothing the rules read: answered here, without
         // a step (a program starting its own stream reports its activation before it runs).
-        if case .streamActivatedByOwner(let n) = event, !PolicyStep.activationIsRequest(n, model) { return false }
+        if asksNothing(event) { return false }
         // The event goes to its rule (`PolicyStep+*.swift`); what reaches the rules is
         // admitted here: a declaration within its limits (DeclarationLimits), a client's
         // identity as it connected, nothing of a monitor recorder.
