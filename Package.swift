@@ -82,7 +82,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "session-policy-bench",
-            dependencies: ["SessionPolicy", "PipeWireFacts", "AudioSessionModuleCore"]
+            dependencies: ["SessionPolicy", "PipeWireFacts", "AudioSessionModuleCore", "AudioSessionCoreABI"]
         ),
 
         // make bench: the daemon-level measurements, module vs stock WirePlumber.

@@ -45,8 +45,10 @@ public final class ModuleCore {
     /// At most this many keys are written in one loop turn; the rest follow on the next turns.
     static let publishBatch = 64
 
+    /// `model`: a policy to continue from (`SessionPolicy.snapshot()`), for a benchmark that
+    /// builds its graph without the module; nil starts from nothing, as the module does.
     public init(configuration: PolicyConfiguration, effects: as_core_effects, data: UnsafeMutableRawPointer?, owner: AnyObject? = nil,
-                clock: @escaping () -> UInt64 = ModuleCore.now) {
+                clock: @escaping () -> UInt64 = ModuleCore.now, restoring model: PolicyModel? = nil) {
         self.effects = effects
         self.clock = clock
         self.data = data
@@ -68,7 +70,7 @@ public final class ModuleCore {
         if !(effects.version >= 5 && effects.listen != nil) { configuration.listensToOutputs = false }
         // MPRIS reports are accepted from the daemon's own user (the policy decides).
         if configuration.daemonUserID == nil { configuration.daemonUserID = Self.currentUserID() }
-        self.policy = SessionPolicy(configuration: configuration)
+        self.policy = model.map { SessionPolicy(configuration: configuration, restoring: $0) } ?? SessionPolicy(configuration: configuration)
     }
 
     /// Whether property changes may wait for `flush()`: the module asks for one on its next
@@ -147,10 +149,11 @@ public final class ModuleCore {
             pendingChanges[object] = (pendingOrder, event)
             return
         }
-        // An event the policy would answer with nothing (an owner's activation it does not
-        // hold) is not decided, unless held changes come first: they may make it a request.
-        if pendingChanges.isEmpty && policy.asksNothing(event) { return }
-        // The held changes decided first count towards this event's time in the loop.
+        // The held changes decided first count towards this event's time in the loop. The
+        // policy answers an event that asks it nothing (an owner's activation of a stream it
+        // does not hold) without deciding it, after the held changes: they may make it a
+        // request. (Asked from here, outside a call that changes the policy, the question
+        // would copy the whole policy value for every event.)
         let started = Self.now()
         decideHeldChanges()
         decide(event)

@@ -2,10 +2,15 @@
 //
 // Usage: swift run -c release --scratch-path .build-policy session-policy-bench
 //            [--json] [--workload NAME]... [--sessions N]... [--cold BYTES] [--rounds N]
+//            [--module-core]
 //
 // `--cold BYTES` writes through a buffer of BYTES before each decision, so that it runs
 // with cold caches as in the daemon (e.g. --cold 8388608); without it decisions run back
 // to back and find everything cached.
+//
+// `--module-core` decides through `ModuleCore.handle(_:)` instead: the module's Swift side as
+// the daemon runs it (held property changes, the publishing interval, the metadata's JSON),
+// with effect callbacks that do nothing. The graph is built on the policy and handed over.
 //
 // One decision = one `SessionPolicy.handle(_:)` call. Each round measures two decisions, a
 // stream starting (`streamRunning(true)`) and the same stream stopping (`streamRunning(false)`),
@@ -37,7 +42,8 @@
 //             decision's output is O(N) by specification; the rest should not be.
 import SessionPolicy
 import PipeWireFacts
-import enum AudioSessionModuleCore.ModuleArguments
+import AudioSessionCoreABI
+import AudioSessionModuleCore
 
 struct Row {
     var workload: String
@@ -189,17 +195,18 @@ func measure(_ w: Workload, _ n: Int) -> Row {
     var effects = 0
     // As the module does: one array for the effects, used again for each decision.
     var fx: [Effect] = []
+    let core = throughModuleCore ? moduleCore(continuing: p) : nil
     for i in 0..<(rounds + warmUp) {
         evictCaches()
         let t0 = clock.now
-        p.handle(d.on, into: &fx)
+        if let core { core.handle(d.on) } else { p.handle(d.on, into: &fx) }
         let t1 = clock.now
-        let a = fx.count
+        let a = core == nil ? fx.count : 0
         evictCaches()
         let t2 = clock.now
-        p.handle(d.off, into: &fx)
+        if let core { core.handle(d.off) } else { p.handle(d.off, into: &fx) }
         let t3 = clock.now
-        let b = fx.count
+        let b = core == nil ? fx.count : 0
         if i >= warmUp {
             samples.append(nanoseconds(t1 - t0))
             samples.append(nanoseconds(t3 - t2))
@@ -220,9 +227,29 @@ func measure(_ w: Workload, _ n: Int) -> Row {
 /// default) measures decisions back to back, with warm caches.
 /// `--rounds N`: this many rounds per size instead of the workload's own count (a short run
 /// under a profiler or a cache simulator).
-nonisolated(unsafe) let roundsOverride = values(of: "--rounds").last.flatMap { Int($0) }.map { max(1, $0) }
-nonisolated(unsafe) let coldBytes = max(0, values(of: "--cold").last.flatMap { Int($0) } ?? 0)
+let roundsOverride = values(of: "--rounds").last.flatMap { Int($0) }.map { max(1, $0) }
+let coldBytes = max(0, values(of: "--cold").last.flatMap { Int($0) } ?? 0)
 nonisolated(unsafe) let coldBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(64, coldBytes), alignment: 64)
+
+let throughModuleCore = CommandLine.arguments.contains("--module-core")
+
+/// A module core that continues from `policy`, its effects going nowhere (the effect count
+/// is not reported for it).
+func moduleCore(continuing policy: SessionPolicy) -> ModuleCore {
+    var effects = as_core_effects()
+    effects.version = UInt32(AS_CORE_EFFECTS_VERSION)
+    effects.pause = { _, _ in }
+    effects.resume = { _, _ in }
+    effects.duck = { _, _, _, _ in }
+    effects.silence = { _, _, _ in }
+    effects.publish = { _, _, _, _, _ in }
+    effects.log = { _, _, _ in }
+    effects.schedule_flush = { _ in }
+    effects.schedule_timer = { _, _, _ in }
+    effects.fade = { _, _, _, _ in }
+    effects.listen = { _, _, _ in }
+    return ModuleCore(configuration: policy.configuration, effects: effects, data: nil, restoring: policy.snapshot())
+}
 
 func evictCaches() {
     guard coldBytes > 0 else { return }
