@@ -287,6 +287,7 @@ struct impl {
 	struct as_probes probes;	/**< R43: whether a capturing program's outputs carry sound */
 	as_core *core;
 	struct spa_source *flush_event;	/**< decides held property changes (debouncing) */
+	bool flushing;			/**< handing held client changes to the core, which decides them next */
 
 	struct spa_list nodes;
 	struct spa_list clients;
@@ -504,6 +505,10 @@ static void effect_log(void *data, enum as_log_level level, const char *message)
 static void effect_schedule_flush(void *data)
 {
 	struct impl *impl = data;
+	/* The held client changes being handed over are decided by the flush that follows
+	 * at once: another turn of the loop would find nothing held. */
+	if (impl->flushing)
+		return;
 	if (impl->flush_event != NULL)
 		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
 }
@@ -577,7 +582,9 @@ static void on_flush(void *data, uint64_t count)
 	struct impl *impl = data;
 	if (impl->core == NULL)
 		return;
+	impl->flushing = true;
 	flush_held_clients(impl);
+	impl->flushing = false;
 	as_core_flush(impl->core);
 }
 
@@ -961,11 +968,18 @@ static void client_destroy(void *data)
 }
 
 /** A key the core reads from a client's own writing: the global switch requests and
- * the MPRIS bridge's reports (`audio.session.control.*`), and `pipewire.access`. */
+ * the MPRIS bridge's reports (`audio.session.control.*`), and `pipewire.access`.
+ * PipeWire 0.3 clients send every property they have with each update (some thirty),
+ * so most keys are ruled out by their first two bytes, without a library call. */
 static bool is_request_key(const char *key)
 {
-	return key != NULL && (spa_strstartswith(key, "audio.session.control.") ||
-			spa_streq(key, PW_KEY_ACCESS));
+	if (key == NULL)
+		return false;
+	if (key[0] == 'a' && key[1] == 'u')
+		return spa_strstartswith(key, "audio.session.control.");
+	if (key[0] == 'p' && key[1] == 'i')
+		return spa_streq(key, PW_KEY_ACCESS);
+	return false;
 }
 
 /* Runs after the daemon applied the update (its listener was added first). Only the
