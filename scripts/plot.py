@@ -752,9 +752,11 @@ def md_daemon(res):
          if p.get("costSectionsAlone") else
          "The CPU figures were measured while the other systems' sections ran on the same two cores: each system's "
          "figure carries a different load, so their ratio is noisy.")
-      + (f" The pause/resume toggles and each property flood run {p['costRounds']} times, each round with a new client; "
-         "the figure is the median of the rounds (the daemon's CPU per event differs between rounds by more than the "
-         "module adds, mostly its wake-ups' cost)." if p.get("costRounds") else "")
+      + ((f" The pause/resume toggles run {p['costRounds']} times and each property flood "
+          f"{p.get('floodRounds', p['costRounds'])} times (a flood round lasts a fraction of a second, so one round's "
+          "figure carries more of the machine's noise), each round with a new client; "
+          "the figure is the median of the rounds (the daemon's CPU per event differs between rounds by more than the "
+          "module adds, mostly its wake-ups' cost).") if p.get("costRounds") else "")
       + (" The rounds of a module system and of the stock system of the same generation alternate (module then stock, "
          "stock then module, and so on), both sandboxes up and nothing else running: the machine's load drifts over "
          "minutes by more than the module adds to an event, and alternating gives both systems the same drift."

@@ -76,7 +76,7 @@ struct BenchOptions: ParsableCommand {
     var faultRounds: Int?
     @Option(help: "Activation-request updates in the props section (20,000; quick 2,000).")
     var floodActivationUpdates: Int?
-    @Option(help: "Silent-mode flips in the props section (4,000; quick 400).")
+    @Option(help: "Silent-mode flips in the props section (20,000; quick 2,000).")
     var floodSilentUpdates: Int?
     @Option(name: .customLong("fault-clients"), help: "Hostile clients per round (200; quick 50).")
     var faultClients: Int?

@@ -58,9 +58,14 @@ let streamCount = options.pick(options.streams, 200, 50)
 let toggleEvents = options.pick(options.toggleEvents, 2000, 400)
 let toggleRate = options.pick(options.toggleRate, 200, 200)
 /// Rounds of the pause/resume toggles and of each property flood; their median is the figure.
-let costRounds = options.pick(nil, 7, 2)
+// The daemon's CPU over one round of toggles varies by about 10% from round to round on a
+// shared machine: 11 rounds keep the median's own error well inside the 10% it is judged by.
+let costRounds = options.pick(nil, 11, 2)
+// A flood round takes a fraction of a second, so its figure carries more of the machine's
+// noise than a 10 s round of toggles: more rounds of it, at little cost in time.
+let floodRounds = options.pick(nil, 21, 2)
 let floodActivationUpdates = options.pick(options.floodActivationUpdates, 20_000, 2_000)
-let floodSilentUpdates = options.pick(options.floodSilentUpdates, 4_000, 400)
+let floodSilentUpdates = options.pick(options.floodSilentUpdates, 20_000, 2_000)
 let churnSeconds = options.pick(options.churnSeconds, 60, 10)
 /// The churn's CPU per event: this many rounds per system, each on a fresh daemon, this long.
 let churnCostRounds = options.pick(nil, 7, 1)
@@ -117,8 +122,10 @@ struct Parameters: Codable {
     var bluetoothTrials: Int?
     /// The sections that compare the daemon's CPU ran with nothing else running (SectionGate).
     var costSectionsAlone: Bool?
-    /// Rounds of the pause/resume toggles and of each property flood (the figure is their median).
+    /// Rounds of the pause/resume toggles (the figure is their median).
     var costRounds: Int?
+    /// Rounds of each property flood (the figure is their median).
+    var floodRounds: Int?
     /// Module and stock rounds of the CPU sections alternate (phase 1b).
     var costInterleaved: Bool?
     /// The churn's CPU per event: rounds per system, each on a daemon of its own, and their length.
@@ -141,7 +148,7 @@ var results = Results(
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
                            toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
                            churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials,
-                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds, costInterleaved: true,
+                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds, floodRounds: floodRounds, costInterleaved: true,
                            churnCostRounds: churnCostRounds, churnCostSeconds: churnCostSeconds),
     systems: [])
 
@@ -400,10 +407,10 @@ var costMeasured: Set<String> = []
 for (m, b) in costPairs {
     guard m.alive() != nil, b.alive() != nil else { continue }
     costMeasured.formUnion([m.system, b.system])
-    /// Runs `round` for both systems `costRounds` times, alternating which goes first.
-    func interleaved<T>(_ what: String, _ round: (Sandbox, Int) -> T) -> (module: [T], stock: [T]) {
+    /// Runs `round` for both systems `rounds` times, alternating which goes first.
+    func interleaved<T>(_ what: String, rounds: Int, _ round: (Sandbox, Int) -> T) -> (module: [T], stock: [T]) {
         var mine: [T] = [], theirs: [T] = []
-        for i in 0..<max(1, costRounds) {
+        for i in 0..<max(1, rounds) {
             for r in (i % 2 == 0 ? [m, b] : [b, m]) {
                 guard let s = r.alive() else { continue }
                 let one = round(s, i)
@@ -415,7 +422,7 @@ for (m, b) in costPairs {
     }
     if sections.contains("cpu") {
         progress("-- \(m.system) and \(b.system): cpu, \(costRounds) rounds each, interleaved")
-        let (mine, theirs) = interleaved("pause/resume") {
+        let (mine, theirs) = interleaved("pause/resume", rounds: costRounds) {
             DaemonCost.cpuRound($0, events: toggleEvents, rate: toggleRate, round: $1)
         }
         for (r, all) in [(m, mine), (b, theirs)] {
@@ -441,9 +448,9 @@ for (m, b) in costPairs {
         }
     }
     if sections.contains("props") {
-        progress("-- \(m.system) and \(b.system): props, \(costRounds) rounds each, interleaved")
+        progress("-- \(m.system) and \(b.system): props, \(floodRounds) rounds each, interleaved")
         for (mode, updates) in [("activation", floodActivationUpdates), ("silent", floodSilentUpdates)] {
-            let (mine, theirs) = interleaved("\(mode) updates") {
+            let (mine, theirs) = interleaved("\(mode) updates", rounds: floodRounds) {
                 DaemonCost.propertyFloodRound($0, fixture: fixtureDirectory($0) + "/audio-session-prop-flood", mode: mode,
                                               updates: updates, round: $1)
             }
@@ -489,8 +496,8 @@ for r in runners {
         r.section("props") { s, res in
             let fixture = fixtureDirectory(s) + "/audio-session-prop-flood"
             res.propertyFloods = [
-                DaemonCost.propertyFlood(s, fixture: fixture, mode: "activation", updates: floodActivationUpdates, rounds: costRounds),
-                DaemonCost.propertyFlood(s, fixture: fixture, mode: "silent", updates: floodSilentUpdates, rounds: costRounds),
+                DaemonCost.propertyFlood(s, fixture: fixture, mode: "activation", updates: floodActivationUpdates, rounds: floodRounds),
+                DaemonCost.propertyFlood(s, fixture: fixture, mode: "silent", updates: floodSilentUpdates, rounds: floodRounds),
             ]
             for f in res.propertyFloods ?? [] {
                 progress("   \(f.summary)")
