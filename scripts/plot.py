@@ -446,7 +446,7 @@ def target_cpu(pairs):
         return []
     worst = max(ratio for _, r in rows for _, _, _, ratio in r)
     return [f"| daemon CPU per event at most {CPU_TARGET}× stock's | "
-            + "; ".join(f"{gen}: " + ", ".join(f"{label} {ratio:.2f}×" for label, _, _, ratio in r) for gen, r in rows)
+            + "; ".join(f"{gen}: " + ", ".join(f"{label} {ratio:.3f}×" for label, _, _, ratio in r) for gen, r in rows)
             + f" | 1.00× | {met(worst <= CPU_TARGET)} |"]
 
 
@@ -801,7 +801,7 @@ def md_daemon(res):
     ratios = cost_ratios(mod, base)
     if ratios:
         w("Daemon CPU per event, module against stock: " + "; ".join(
-            f"{label} {ratio:.2f}× ({a:.1f} against {b:.1f} ms per 1,000)" for label, a, b, ratio in ratios) + ".")
+            f"{label} {ratio:.3f}× ({a:.1f} against {b:.1f} ms per 1,000)" for label, a, b, ratio in ratios) + ".")
         w("")
     if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         w(f"Ratio: the daemon's idle RSS with the module is {i['rssKiB'] / ib['rssKiB']:.2f}× the baseline's "
@@ -1073,7 +1073,7 @@ def readme_daemon(mod, base):
     ratios = cost_ratios(mod, base)
     if ratios:
         L.append("- Daemon CPU per event against stock's: " + ", ".join(
-            f"{label} {ratio:.2f}×" for label, _, _, ratio in ratios)
+            f"{label} {ratio:.3f}×" for label, _, _, ratio in ratios)
             + (f"; during the churn the module held the daemon's loop past one graph cycle "
                f"{(mod.get('churn') or {}).get('slowDecisionLogLines')} times, and a probe's largest round trip to the "
                f"daemon was {loop_stall(mod):.1f} ms (stock {f(loop_stall(base))} ms)" if loop_stall(mod) is not None else "") + ".")
