@@ -13,15 +13,22 @@ func string(_ p: UnsafePointer<CChar>?) -> String {
 }
 
 /// A C property set as `Properties`; the last of duplicate keys wins, like pw_properties.
-func properties(_ props: UnsafePointer<as_props>?) -> Properties {
+/// `keeping`: only the keys it accepts are read (nil: all of them).
+func properties(_ props: UnsafePointer<as_props>?, keeping: ((UnsafePointer<CChar>) -> Bool)? = nil) -> Properties {
     guard let props, let items = props.pointee.items else { return [:] }
     let count = Int(props.pointee.n_items)
-    var out = Properties(minimumCapacity: count)
+    var out = Properties(minimumCapacity: keeping == nil ? count : 0)
     for item in UnsafeBufferPointer(start: items, count: count) {
         guard let key = item.key else { continue }
+        if let keeping, !keeping(key) { continue }
         out[String(cString: key)] = string(item.value)
     }
     return out
+}
+
+/// A client's properties as far as anything of it is read from them (`Translation.readsClientKey`).
+func clientProperties(_ props: UnsafePointer<as_props>?) -> Properties {
+    properties(props, keeping: Translation.readsClientKey)
 }
 
 @inline(__always)
@@ -69,7 +76,7 @@ public func as_core_free(_ p: OpaquePointer?) {
 public func as_core_client_added(
     _ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?, _ identity: UnsafePointer<as_client_identity>?
 ) {
-    core(p)?.clientAdded(ClientID(id), properties(props), identity: clientIdentity(identity))
+    core(p)?.clientAdded(ClientID(id), clientProperties(props), identity: clientIdentity(identity))
 }
 
 /// Who a client is, as the module established it from what the daemon knows of its
@@ -85,7 +92,7 @@ func clientIdentity(_ identity: UnsafePointer<as_client_identity>?) -> ClientIde
 
 @_cdecl("as_core_client_changed")
 public func as_core_client_changed(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
-    core(p)?.handle(.clientChanged(ClientID(id), properties(props)))
+    core(p)?.handle(.clientChanged(ClientID(id), clientProperties(props)))
 }
 
 @_cdecl("as_core_client_removed")

@@ -57,6 +57,43 @@ public enum Translation {
     static func isTrue(_ props: Properties, _ key: String) -> Bool {
         props[key] == "true" || props[key] == "1"
     }
+
+    /// Whether anything of a client is read from `key` of its properties: its declaration,
+    /// switch requests and player reports (`audio.session.*`), its name, its process, and the
+    /// access a switch request carries. Only these are worth turning into strings: a client
+    /// may carry hundreds of other keys, some of them large, and rewrite them at will. The key
+    /// is read as C has it, up to its NUL.
+    public static func readsClientKey(_ key: UnsafePointer<CChar>) -> Bool {
+        switch UInt8(bitPattern: key[0]) {
+        case UInt8(ascii: "a"):
+            return cString(key, startsWith: "audio.session.")
+                || cString(key, is: "application.name")
+                || cString(key, is: "application.process.binary")
+                || cString(key, is: "application.process.id")
+        case UInt8(ascii: "p"):
+            return cString(key, is: "pipewire.access")
+        default:
+            return false
+        }
+    }
+
+    /// Whether the C string `s` starts with `prefix` (never read past `s`'s NUL: a shorter
+    /// string differs at its NUL).
+    static func cString(_ s: UnsafePointer<CChar>, startsWith prefix: StaticString) -> Bool {
+        prefix.withUTF8Buffer { p in
+            var i = 0
+            while i < p.count {
+                if UInt8(bitPattern: s[i]) != p[i] { return false }
+                i &+= 1
+            }
+            return true
+        }
+    }
+
+    /// Whether the C string `s` is `text`.
+    static func cString(_ s: UnsafePointer<CChar>, is text: StaticString) -> Bool {
+        cString(s, startsWith: text) && s[text.utf8CodeUnitCount] == 0
+    }
 }
 
 /// What kind of graph object a node is, by its `media.class`: the module watches streams
