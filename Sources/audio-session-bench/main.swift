@@ -57,7 +57,7 @@ let idleSeconds = options.pick(options.idleSeconds, 20, 5)
 let streamCount = options.pick(options.streams, 200, 50)
 let toggleEvents = options.pick(options.toggleEvents, 2000, 400)
 let toggleRate = options.pick(options.toggleRate, 200, 200)
-/// Rounds of the pause/resume toggles and of each property flood; their median is the figure.
+/// Rounds of the pause/resume toggles; their median is the figure.
 // The daemon's CPU over one round of toggles varies by about 10% from round to round on a
 // shared machine: 11 rounds keep the median's own error well inside the 10% it is judged by.
 let costRounds = options.pick(nil, 11, 2)

@@ -217,7 +217,7 @@ func measure(_ w: Workload, _ n: Int) -> Row {
     let median = samples.isEmpty ? 0 : samples[samples.count / 2]
     let p99 = samples.isEmpty ? 0 : samples[min(samples.count - 1, samples.count * 99 / 100)]
     return Row(
-        workload: w.name, sessions: n, samples: samples.count, effectsPerDecision: samples.isEmpty ? 0 : effects / samples.count,
+        workload: throughModuleCore ? w.name + " (module core)" : w.name, sessions: n, samples: samples.count, effectsPerDecision: samples.isEmpty ? 0 : effects / samples.count,
         medianNanoseconds: median, p99Nanoseconds: p99)
 }
 
