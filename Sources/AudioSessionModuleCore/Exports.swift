@@ -103,14 +103,8 @@ public func as_core_client_removed(_ p: OpaquePointer?, _ id: UInt32) {
 @_cdecl("as_core_client_own_properties")
 public func as_core_client_own_properties(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
     // Only the keys a request is read from: an update may be large.
-    guard let core = core(p), let props, let items = props.pointee.items else { return }
-    var out = Properties()
-    for item in UnsafeBufferPointer(start: items, count: Int(props.pointee.n_items)) {
-        guard let key = item.key else { continue }
-        let k = String(cString: key)
-        if k.hasPrefix(DeclarationKey.controlPrefix) || k == PipeWireKey.access { out[k] = string(item.value) }
-    }
-    core.ownPropertiesWritten(ClientID(id), out)
+    guard let core = core(p), let props, props.pointee.items != nil else { return }
+    core.ownPropertiesWritten(ClientID(id), properties(props, keeping: Translation.isRequestKey))
 }
 
 @_cdecl("as_core_classify_node")

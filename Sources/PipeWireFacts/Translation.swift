@@ -77,6 +77,12 @@ public enum Translation {
         }
     }
 
+    /// Whether a client's own writing asks something with `key`: the global switches and the
+    /// MPRIS bridge's reports (`audio.session.control.*`), and the access a request carries.
+    public static func isRequestKey(_ key: UnsafePointer<CChar>) -> Bool {
+        cString(key, startsWith: "audio.session.control.") || cString(key, is: "pipewire.access")
+    }
+
     /// Whether the C string `s` starts with `prefix` (never read past `s`'s NUL: a shorter
     /// string differs at its NUL).
     static func cString(_ s: UnsafePointer<CChar>, startsWith prefix: StaticString) -> Bool {

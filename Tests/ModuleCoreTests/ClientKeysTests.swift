@@ -20,6 +20,15 @@ import Testing
         }
     }
 
+    @Test func aRequestIsReadFromTheControlKeysAndTheAccessAlone() {
+        for key in [DeclarationKey.controlPrefix + "silent-mode", DeclarationKey.controlPrefix + "mpris", PipeWireKey.access] {
+            #expect(key.withCString(Translation.isRequestKey), "\(key)")
+        }
+        for key in ["", "a", DeclarationKey.prefix + "category", "audio.session.control", "pipewire.access.x", PipeWireKey.applicationName] {
+            #expect(!key.withCString(Translation.isRequestKey), "\(key)")
+        }
+    }
+
     @Test func keysNothingIsReadFromAreLeftOut() {
         let other = [
             "", "a", "p", "audio", "audio.session", "audio.sessionx", "audio.sessio.", "application",
