@@ -86,15 +86,17 @@
  *   and navigation duckers use `duck.strong-level`.
  * - `duck.ramp-down-ms`, `duck.ramp-up-ms`: ramp times (default 250, 500).
  *   A ramp is a series of steps, each sent once the stream has taken the
- *   previous one and one of the graph's longest cycles (max-quantum at the
- *   clock rate, 42.7 ms by default) has passed, so that no processing cycle
- *   changes the gain by more than 3 dB at any quantum; a ramp takes longer than
- *   asked when 3 dB per cycle cannot cover its distance in time.
+ *   previous one and one and a half of the graph's longest cycles (max-quantum
+ *   at the clock rate, 42.7 ms by default) have passed, so that no processing
+ *   cycle changes the gain by more than 3 dB at any quantum, even when the
+ *   stream processes some cycles late; a ramp takes longer than asked when
+ *   3 dB per step cannot cover its distance in time.
  * - `fade.out-ms`, `fade.in-ms`: an interruption's fade (default 300, 500): a
  *   stream a call or another interruption stops fades to silence first and
- *   is paused then; when it resumes it fades back in. Steps of at most 5.5 dB
- *   a cycle apart while the stream is within 42 dB of its level, then silence
- *   in one step. 0 pauses at once (out) or restores the gain at once (in). A
+ *   is paused then; when it resumes it fades back in. Steps of at most 5.5 dB,
+ *   paced as a duck's, while the stream is within 42 dB of its level, then
+ *   silence in one step: at the default max-quantum a whole fade takes about
+ *   half a second, however short it is asked to be. 0 pauses at once (out) or restores the gain at once (in). A
  *   private output's loss never fades: those streams are paused at once.
  * - `private.outputs`: port types that are private (default
  *   `[ headphones bluetoothA2DP bluetoothHFP bluetoothLE ]`).

@@ -139,11 +139,18 @@ static void apply(struct as_gain *gain)
 /* ---- the ramp timer ------------------------------------------------------ */
 
 /* A stream applies Props from its own loop, whenever that loop gets to them,
- * and its data thread uses the new gain from the next cycle on. Two steps
- * applied less than a cycle apart can land in one cycle and add up. So each
- * step waits until the stream has reported the previous one in its Props and
- * then one more of the graph's longest cycles: steps reach the audio at least a
- * cycle apart, at any quantum up to the graph's max-quantum. */
+ * and its data thread uses the new gain from the next cycle it processes. Two
+ * steps applied less than a cycle apart can land in one cycle and add up. So each
+ * step waits until the stream has reported the previous one in its Props, and
+ * then one and a half of the graph's longest cycles. One cycle would be enough
+ * if a stream processed every cycle at the same point of it, but it does not: a
+ * stream whose thread is not real-time (pw-play's, on a busy machine) starts a
+ * cycle a few ms late now and then, and with the graph at its longest cycle a
+ * step sent one cycle after the previous lands in the same cycle whenever the
+ * stream is later to process it than it was the one before. With half a cycle
+ * more, the stream must be more than half a cycle late (21 ms by default, near
+ * an xrun) for two steps to meet; at any shorter quantum the gap is two cycles
+ * or more. */
 
 static uint64_t now_ns(void)
 {
@@ -257,7 +264,7 @@ static void step(struct as_gains *gains, struct as_gain *gain)
 	gain->current = next_factor(gain, &last);
 	if (last) {
 		if (gain->fade && gain->target == 0.0f) {
-			/* Stays listed until the stream has taken it, and a cycle more. */
+			/* Stays listed until the stream has taken it, and a gap more. */
 			gain->finishing = true;
 		} else {
 			gain->ramping = false;
@@ -303,6 +310,7 @@ int as_gains_init(struct as_gains *gains, struct pw_loop *loop, uint64_t cycle_n
 	gains->loop = loop;
 	/* 2048 samples at 48 kHz when the graph's limits are unknown. */
 	gains->cycle_ns = cycle_ns > 0 ? cycle_ns : 2048 * SPA_NSEC_PER_SEC / 48000;
+	gains->gap_ns = gains->cycle_ns + gains->cycle_ns / 2;
 	/* Under 3 dB per cycle with a margin for the float arithmetic of the gain. */
 	gains->max_step_db = 2.75f;
 	gains->max_wait_ns = 5 * gains->cycle_ns;
@@ -388,9 +396,9 @@ static void ramp(struct as_gains *gains, struct as_gain *gain, float target, uin
 	if (at_once) {
 		gain->step_db = 1000.0f;
 	} else {
-		/* The first step goes now, each next one a cycle (and an acknowledgement,
+		/* The first step goes now, each next one a gap (and an acknowledgement,
 		 * a few ms) after the previous: as many steps as fit in the ramp time. */
-		steps = 1 + ramp_ns / (gains->cycle_ns + 5 * SPA_NSEC_PER_MSEC);
+		steps = 1 + ramp_ns / (gains->gap_ns + 5 * SPA_NSEC_PER_MSEC);
 		gain->step_db = SPA_CLAMP(paced_distance(gain) / (float) steps, 0.01f, gain->max_step_db);
 	}
 	if (gain->ramping && !at_once) {
@@ -427,9 +435,9 @@ void as_gain_silence(struct as_gains *gains, struct as_gain *gain, bool silenced
 
 void as_gain_props_changed(struct as_gains *gains, struct as_gain *gain)
 {
-	/* Our own step has reached the stream: the next may go a cycle later. */
+	/* Our own step has reached the stream: the next may go a gap later. */
 	if (gain->ramping && gain->next_ns == 0 && step_taken(gain)) {
-		gain->next_ns = now_ns() + (gain->from_silence ? 0 : gains->cycle_ns);
+		gain->next_ns = now_ns() + (gain->from_silence ? 0 : gains->gap_ns);
 		rearm(gains);
 	}
 	/* Only the user's channelVolumes matter here; our own softVolumes writes

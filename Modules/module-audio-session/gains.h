@@ -50,6 +50,7 @@ struct as_gains {
 	struct spa_source *timer;
 	struct spa_list ramping;
 	uint64_t cycle_ns;		/**< the longest graph cycle: max-quantum / rate */
+	uint64_t gap_ns;		/**< after a step is taken, before the next: 1.5 cycle_ns */
 	float max_step_db;		/**< never more per step (at most 3 dB per cycle, with margin) */
 	uint64_t max_wait_ns;		/**< a step not acknowledged after this long: go on */
 	bool armed;
@@ -62,7 +63,8 @@ struct as_gains {
 };
 
 /** `cycle_ns`: the longest cycle the graph can run (its max-quantum at its rate):
- * one ramp step at most per cycle, whatever the quantum. */
+ * one ramp step at most per cycle, whatever the quantum, with the steps a cycle and
+ * a half apart (see gains.c). */
 int as_gains_init(struct as_gains *gains, struct pw_loop *loop, uint64_t cycle_ns,
 		void (*on_faded)(void *data, uint32_t node_id), void *data);
 void as_gains_clear(struct as_gains *gains);

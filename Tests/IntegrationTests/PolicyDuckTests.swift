@@ -14,7 +14,7 @@ extension Integration {
         static let duckLevel = dB(0.2)
 
         struct Outcome {
-            var before: Double, during: Double, after: Double, largestStep: Double
+            var before: Double, during: Double, after: Double, largestStep: Double, comparedPairs: Int, brokenPairs: Int
             var savedStateBefore: Data?, savedStateAfter: Data?
             var volumesBefore: String, volumesAfter: String
         }
@@ -80,7 +80,7 @@ extension Integration {
             try sandbox.waitForMoreRecording(recorder, seconds: 1.5)
             let volumesAfter = try channelVolumes(sandbox, node)
             let wav = try recorder.stop()
-            let levels = Levels(blocks: wav.blockLevels())
+            let levels = Levels(wav, tone: 440)
             let n = levels.blocks.count
             // The first blocks hold the recorder's own start (silence before the music).
             let firstSound = levels.blocks.firstIndex { $0.isFinite && $0 > -40 } ?? 0
@@ -88,12 +88,13 @@ extension Integration {
             let run = levels.longestRun(below: before - 6) ?? 0..<0
             let plateau = run.lowerBound + run.count / 4..<run.upperBound - run.count / 4
             let after = levels.median(n - 20..<n - 2)
+            let steps = levels.steps(firstSound + 2..<n - 2)
             let outcome = Outcome(before: before, during: levels.median(plateau), after: after,
-                                  largestStep: levels.largestStep(firstSound + 2..<n - 2),
+                                  largestStep: steps.largest, comparedPairs: steps.compared, brokenPairs: steps.broken,
                                   savedStateBefore: savedBefore, savedStateAfter: restoreStream(sandbox),
                                   volumesBefore: volumesBefore, volumesAfter: volumesAfter)
-            print(String(format: "duck: music %.2f dB before, %.2f dB during, %.2f dB after, largest step %.2f dB/block, plateau %d blocks, dropouts %d",
-                         before, outcome.during, after, outcome.largestStep, plateau.count,
+            print(String(format: "duck: music %.2f dB before, %.2f dB during, %.2f dB after, largest step %.2f dB/block (%d pairs, %d across a gap left out), plateau %d blocks, dropouts %d",
+                         before, outcome.during, after, outcome.largestStep, steps.compared, steps.broken, plateau.count,
                          levels.dropouts(firstSound + 2..<n - 2)))
             return (levels, outcome)
         }
@@ -102,6 +103,8 @@ extension Integration {
             #expect(abs(o.during - (o.before + userDelta + duckLevel)) <= 1, "during \(o.during), before \(o.before)")
             #expect(abs(o.after - (o.before + userDelta)) <= 0.5, "after \(o.after), before \(o.before)")
             #expect(o.largestStep <= 3, "largest step \(o.largestStep) dB")
+            // Gaps in the recording are rare: nearly every pair of blocks is compared.
+            #expect(o.brokenPairs * 10 <= o.comparedPairs, "\(o.brokenPairs) pairs across a gap, \(o.comparedPairs) compared")
         }
 
         @Test func s4NavigationPromptDucksLegacyMusicAndLeavesTheUsersVolumeAlone() throws {

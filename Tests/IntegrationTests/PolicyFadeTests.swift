@@ -21,8 +21,9 @@ extension Integration {
             /// From the first block 1 dB down to the first block of the silence (ms).
             var outMilliseconds: Double
             /// The largest drop between consecutive sounding blocks while the earlier was
-            /// within 40 dB of the level (dB).
-            var largestDrop: Double
+            /// within 40 dB of the level (dB), over `comparedPairs` pairs; `brokenPairs`
+            /// pairs the recording does not hold one cycle apart were left out.
+            var largestDrop: Double, comparedPairs: Int, brokenPairs: Int
             /// The loudest block between the fade-out and the fade-in (dBFS); -inf: digital silence.
             var loudestWhileSilent: Double
             /// From the first sounding block after the silence to the first within 1 dB of
@@ -30,6 +31,9 @@ extension Integration {
             var inMilliseconds: Double
             /// The level the fade-out started from (the duck level when ducked, dBFS).
             var fadeStartLevel: Double
+            /// The blocks from just before the fade-out to the silence (dBFS), printed with
+            /// the figures so that a failure shows its steps.
+            var fadeOutBlocks: [Double] = []
         }
 
         static let blockMilliseconds = 1024.0 / 48.0
@@ -43,19 +47,27 @@ extension Integration {
             guard let silence = levels.longestRun(below: silent, from: from), silence.count >= 5 else { throw TestFailure("the music never went silent after the call started") }
             // The first block 1 dB down; a cut has none before the silence.
             let fadeStart = (from..<silence.lowerBound).first { b[$0] < level - 1 && b[$0] > silent } ?? silence.lowerBound
-            // Drops between consecutive sounding blocks (a dropout, a block of digital silence
-            // inside the tone, is skipped) while the earlier block is within 40 dB of the level.
-            var largestDrop = 0.0
-            var previous: Double?
+            // Drops between consecutive sounding blocks while the earlier block is within
+            // 40 dB of the level. A dropout (a block of digital silence inside the tone, or
+            // one a dropout cuts into) is skipped; two blocks the recording does not hold
+            // one cycle apart (a cycle the loaded machine's recorder missed) are not compared.
+            var largestDrop = 0.0, compared = 0, broken = 0
+            var previous: Int?
             for i in max(from, fadeStart - 1)...silence.lowerBound {
-                let v = b[i]
                 if i == silence.lowerBound {
-                    if let p = previous, p > level - 40 { largestDrop = max(largestDrop, p - silent) }
+                    if let p = previous, b[p] > level - 40 { largestDrop = max(largestDrop, b[p] - silent) }
                     break
                 }
-                guard v.isFinite else { continue }
-                if let p = previous, p > level - 40 { largestDrop = max(largestDrop, p - v) }
-                previous = v
+                guard b[i].isFinite, !levels.partial.contains(i) else { continue }
+                if let p = previous, b[p] > level - 40 {
+                    if levels.unbroken(p, i) {
+                        largestDrop = max(largestDrop, b[p] - b[i])
+                        compared += 1
+                    } else {
+                        broken += 1
+                    }
+                }
+                previous = i
             }
             let target = backTo ?? level
             let inStart = silence.upperBound
@@ -64,8 +76,9 @@ extension Integration {
             let fadeStartLevel = fadeStart > from ? b[fadeStart - 1] : level
             return Fade(level: level, after: levels.median(b.count - 20..<b.count - 2),
                         outMilliseconds: Double(silence.lowerBound - fadeStart) * blockMilliseconds,
-                        largestDrop: largestDrop, loudestWhileSilent: loudest,
-                        inMilliseconds: Double(inEnd - inStart) * blockMilliseconds, fadeStartLevel: fadeStartLevel)
+                        largestDrop: largestDrop, comparedPairs: compared, brokenPairs: broken, loudestWhileSilent: loudest,
+                        inMilliseconds: Double(inEnd - inStart) * blockMilliseconds, fadeStartLevel: fadeStartLevel,
+                        fadeOutBlocks: Array(b[max(from, fadeStart - 2)...silence.lowerBound]))
         }
 
         /// Music (`victim`, a legacy Music stream unless given) on the headphones,
@@ -97,23 +110,28 @@ extension Integration {
             }
             try sandbox.waitForMoreRecording(recorder, seconds: 1.5)
             let wav = try recorder.stop()
-            let levels = Levels(blocks: wav.blockLevels())
+            let levels = Levels(wav, tone: 440)
             let from = (callMark - 44) / 4096
             let level = levels.median(from - 20..<from - 1)
             return (levels, from, level)
         }
 
         static func report(_ name: String, _ f: Fade) {
-            print(String(format: "fade (%@): level %.2f dBFS, out %.0f ms from %.2f dBFS, largest drop %.2f dB/block, loudest while paused %.1f dBFS, in %.0f ms, after %.2f dBFS",
-                         name, f.level, f.outMilliseconds, f.fadeStartLevel, f.largestDrop, f.loudestWhileSilent, f.inMilliseconds, f.after))
+            print(String(format: "fade (%@): level %.2f dBFS, out %.0f ms from %.2f dBFS, largest drop %.2f dB/block (%d pairs, %d across a gap left out), loudest while paused %.1f dBFS, in %.0f ms, after %.2f dBFS",
+                         name, f.level, f.outMilliseconds, f.fadeStartLevel, f.largestDrop, f.comparedPairs, f.brokenPairs,
+                         f.loudestWhileSilent, f.inMilliseconds, f.after))
+            print("  fade-out blocks (dBFS): " + f.fadeOutBlocks.map { String(format: "%.1f", $0) }.joined(separator: " "))
         }
 
-        /// R42's figures: out in 150–600 ms with no drop above 6 dB per block while within
-        /// 40 dB of the level, silent (≤ −80 dBFS) during the call, back in 150–1500 ms to
+        /// R42's figures: out in 150–800 ms (eight steps a cycle and a half apart: about half
+        /// a second at the default quantum limit) with no drop above 6 dB per block while
+        /// within 40 dB of the level (compared over most of the fade's blocks, whatever gaps
+        /// the recording has), silent (≤ −80 dBFS) during the call, back in 150–1500 ms to
         /// the level it comes back to (±1 dB).
         static func expectFade(_ f: Fade, backTo: Double? = nil) {
-            #expect(f.outMilliseconds >= 150 && f.outMilliseconds <= 600, "fade-out \(f.outMilliseconds) ms")
+            #expect(f.outMilliseconds >= 150 && f.outMilliseconds <= 800, "fade-out \(f.outMilliseconds) ms")
             #expect(f.largestDrop <= 6, "largest drop \(f.largestDrop) dB per block")
+            #expect(f.comparedPairs >= 8, "only \(f.comparedPairs) pairs of blocks compared (\(f.brokenPairs) across a gap)")
             #expect(f.loudestWhileSilent <= silent, "loudest block during the call \(f.loudestWhileSilent) dBFS")
             #expect(f.inMilliseconds >= 150 && f.inMilliseconds <= 1500, "fade-in \(f.inMilliseconds) ms")
             #expect(abs(f.after - (backTo ?? f.level)) <= 1, "after \(f.after), expected \(backTo ?? f.level)")
@@ -166,8 +184,9 @@ extension Integration {
             // The level before the call is the ducked one; the undimmed level is 14 dB above it.
             let f = try Self.fade(r.levels, from: r.from, level: r.level)
             Self.report("ducked music", f)
-            #expect(f.outMilliseconds >= 100 && f.outMilliseconds <= 600, "fade-out \(f.outMilliseconds) ms")
+            #expect(f.outMilliseconds >= 100 && f.outMilliseconds <= 800, "fade-out \(f.outMilliseconds) ms")
             #expect(f.largestDrop <= 6, "largest drop \(f.largestDrop) dB per block")
+            #expect(f.comparedPairs >= 5, "only \(f.comparedPairs) pairs of blocks compared (\(f.brokenPairs) across a gap)")
             #expect(f.loudestWhileSilent <= Self.silent)
             // The prompt plays on after the call: the music comes back to the duck level.
             #expect(f.inMilliseconds >= 150 && f.inMilliseconds <= 1500, "fade-in \(f.inMilliseconds) ms")

@@ -137,6 +137,60 @@ extension Recorder {
 /// Block levels of a recording, with the helpers the duck tests need.
 struct Levels {
     let blocks: [Double]
+    /// Per block, the phase (radians) of the recorded tone against the recording's own
+    /// clock, or nil for a block too quiet to tell (or when no tone was given). A tone
+    /// recorded without a gap keeps one phase from block to block; a gap (a cycle the
+    /// loaded machine's recorder missed, or a player's late cycle, which delays the rest
+    /// of its tone) shifts it.
+    let phases: [Double?]
+    /// Blocks with a dropout inside them: a run of digital silence within the tone.
+    let partial: Set<Int>
+
+    init(blocks: [Double]) {
+        self.blocks = blocks
+        phases = Array(repeating: nil, count: blocks.count)
+        partial = []
+    }
+
+    /// The levels of `wav` in blocks of 1024 frames, with the phase of a sine of
+    /// `frequency` Hz in its first channel and the blocks a dropout cuts into.
+    init(_ wav: WAVFile, tone frequency: Double) {
+        let blockSize = 1024
+        blocks = wav.blockLevels(blockSize: blockSize)
+        let c = wav.channels
+        let omega = 2 * Double.pi * frequency / Double(max(wav.sampleRate, 1))
+        var phases: [Double?] = []
+        var partial = Set<Int>()
+        for (k, level) in blocks.enumerated() {
+            let start = k * blockSize
+            let end = min(start + blockSize, wav.frameCount)
+            var i = 0.0, q = 0.0, zeros = 0, longestZeros = 0
+            for n in start..<end {
+                let x = Double(wav.samples[n * c])
+                i += x * cos(omega * Double(n))
+                q += x * sin(omega * Double(n))
+                zeros = x == 0 ? zeros + 1 : 0
+                longestZeros = max(longestZeros, zeros)
+            }
+            // x = A sin(ωn + φ): Σ x cos(ωn) ≈ A N/2 sin φ, Σ x sin(ωn) ≈ A N/2 cos φ.
+            phases.append(level.isFinite && level > -70 && c > 0 ? atan2(i, q) : nil)
+            // A sine at audible level never holds exact zero for 32 samples running.
+            if level.isFinite && longestZeros >= 32 { partial.insert(k) }
+        }
+        self.phases = phases
+        self.partial = partial
+    }
+
+    /// Whether blocks `a` and `b` hold one unbroken stretch of the recorded tone: both
+    /// have a phase and the two agree (within 0.35 rad, well above the estimate's own
+    /// error of a few hundredths). Without phases, every pair is taken as unbroken.
+    func unbroken(_ a: Int, _ b: Int) -> Bool {
+        guard phases.indices.contains(a), phases.indices.contains(b) else { return false }
+        if phases.allSatisfy({ $0 == nil }) { return true }
+        guard let pa = phases[a], let pb = phases[b] else { return false }
+        let d = remainder(pb - pa, 2 * Double.pi)
+        return abs(d) <= 0.35
+    }
 
     /// Median of `blocks[range]` (finite values only).
     func median(_ range: Range<Int>) -> Double {
@@ -145,20 +199,28 @@ struct Levels {
         return v.isEmpty ? -.infinity : v[v.count / 2]
     }
 
-    /// The largest level change between consecutive sounding blocks in `range`.
-    /// A block of digital silence inside a constant tone is a dropout (an xrun of
-    /// the loaded machine), not a gain step: it is skipped and the blocks on either
-    /// side of it are compared. Silence at either end of `range` still counts.
-    func largestStep(_ range: Range<Int>) -> Double {
+    /// The level changes between consecutive sounding blocks in `range`: the largest,
+    /// how many pairs were compared, and how many were left out because the recording
+    /// is broken between them (`unbroken`): the loaded machine's recorder missed a cycle,
+    /// or the player was late, and the two blocks were not heard one cycle apart.
+    /// A block of digital silence inside a constant tone, or one a dropout cuts into,
+    /// is a dropout, not a gain step: it is skipped. Silence at either end of `range`
+    /// still counts (an infinite step).
+    func steps(_ range: Range<Int>) -> (largest: Double, compared: Int, broken: Int) {
         let r = range.clamped(to: 0..<blocks.count)
-        guard r.count > 1 else { return 0 }
+        guard r.count > 1 else { return (0, 0, 0) }
         let sounding = r.filter { blocks[$0].isFinite }
-        if sounding.isEmpty { return 0 }
+        if sounding.isEmpty { return (0, 0, 0) }
         guard let first = sounding.first, let last = sounding.last,
-              first == r.lowerBound, last == r.upperBound - 1 else { return .infinity }
-        var m = 0.0
-        for (a, b) in zip(sounding, sounding.dropFirst()) { m = max(m, abs(blocks[a] - blocks[b])) }
-        return m
+              first == r.lowerBound, last == r.upperBound - 1 else { return (.infinity, 0, 0) }
+        let whole = sounding.filter { !partial.contains($0) }
+        var m = 0.0, compared = 0, broken = 0
+        for (a, b) in zip(whole, whole.dropFirst()) {
+            guard unbroken(a, b) else { broken += 1; continue }
+            compared += 1
+            m = max(m, abs(blocks[a] - blocks[b]))
+        }
+        return (m, compared, broken)
     }
 
     /// Blocks of digital silence (dropouts) in `range`.
