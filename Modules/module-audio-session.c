@@ -96,8 +96,9 @@
  *   is paused then; when it resumes it fades back in. Steps of at most 5.5 dB,
  *   paced as a duck's, while the stream is within 42 dB of its level, then
  *   silence in one step: at the default max-quantum a whole fade takes about
- *   half a second, however short it is asked to be. 0 pauses at once (out) or restores the gain at once (in). A
- *   private output's loss never fades: those streams are paused at once.
+ *   half a second, however short it is asked to be. 0 pauses at once (out) or
+ *   restores the gain at once (in). A private output's loss never fades: those
+ *   streams are paused at once.
  * - `private.outputs`: port types that are private (default
  *   `[ headphones bluetoothA2DP bluetoothHFP bluetoothLE ]`).
  * - `private.form-factors`: `device.form-factor` values that are private, e.g.

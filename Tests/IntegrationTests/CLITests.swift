@@ -91,9 +91,11 @@ extension Integration {
             try sandbox.waitUntil(timeout: 30, "monitor to listen") { Client.log(monitor).contains("monitoring") }
 
             // Scenario: a podcast plays; a call comes and goes (notifying); the podcast resumes.
+            // The call lasts longer than the podcast's fade-out (about half a second): one that
+            // ends inside it interrupts nothing (R42).
             let player = try Client.startPlayer(sandbox, file: file, ["--mode", "spokenAudio"])
             defer { _ = player.terminate() }
-            let r = try Client.run(sandbox, ["interrupt", "--as", "call", "--duration", "0.5"])
+            let r = try Client.run(sandbox, ["interrupt", "--as", "call", "--duration", "1.5"])
             #expect(r.status == 0)
             try Client.waitFor(player, "resumed", Client.event("resumed"))
 
