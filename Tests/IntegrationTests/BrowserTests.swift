@@ -294,10 +294,16 @@ extension Integration {
                     recorder.nonZeroSamples(from: resumed, to: recorder.mark) > 0
                 }
             } catch {
-                // Seen once (Firefox, PipeWire 1.4, a loaded machine): the policy faded the
-                // stream back in and resumed it, the browser said Playing, its stream ran on
-                // the headphones, and nothing reached them for 15 s.
-                Issue.record("\(error)\nstreams:\n\(Self.streams(sandbox))\nbridge log:\n\(bridge.logTail())\nmodule log:\n\(sandbox.moduleLog())")
+                // Seen twice (Firefox, PipeWire 1.4, a loaded machine, in the whole suite; never
+                // in 40 runs of this test alone): the policy faded the stream back in and resumed
+                // it, the browser said Playing, its stream ran on the headphones at full gain, and
+                // nothing reached them for 15 s. What the page's element and PulseAudio say of
+                // the stream then is in the message.
+                let pulse = (try? sandbox.run(["pactl", "list", "sink-inputs"], timeout: 10).stdout) ?? "(pactl failed)"
+                let page = site.reports.suffix(40).joined(separator: "\n")
+                let message = "\(error)\nstreams:\n\(Self.streams(sandbox))\npage:\n\(page)\nPulseAudio's sink inputs:\n\(pulse)" +
+                    "\nbridge log:\n\(bridge.logTail())\nmodule log:\n\(sandbox.moduleLog())"
+                Issue.record("\(message)")
             }
             let wav = try recorder.stop()
             let leaked = PolicyInterruptionTests.nonZero(wav, from: from, to: to)
