@@ -178,8 +178,10 @@ public final class Sandbox: @unchecked Sendable {
         denv["DBUS_SYSTEM_BUS_ADDRESS"] = options.bluetooth ? "unix:path=" + run + "/system_bus_socket"
                                                             : "unix:path=" + directory + "/no-system-bus"
         denv["PIPEWIRE_LOG_SYSTEMD"] = "false"
-        if let level = options.moduleLogLevel, denv["PIPEWIRE_DEBUG"] == nil {
-            denv["PIPEWIRE_DEBUG"] = "mod.audio-session:\(max(0, min(level, 5)))"
+        if denv["PIPEWIRE_DEBUG"] == nil {
+            let topics = [("mod.audio-session", options.moduleLogLevel), ("mod.protocol-pulse", options.pulseLogLevel)]
+                .compactMap { topic, level in level.map { "\(topic):\(max(0, min($0, 5)))" } }
+            if !topics.isEmpty { denv["PIPEWIRE_DEBUG"] = topics.joined(separator: ",") }
         }
         denv.merge(pipewire.daemonEnvironment) { $1 }
         for key in ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY"] { denv.removeValue(forKey: key) }
@@ -340,6 +342,16 @@ public final class Sandbox: @unchecked Sendable {
         let clients = ["add_client()", "client_destroy()", "metadata_permissions_changed()"]
         return text.split(separator: "\n")
             .filter { line in line.contains("mod.audio-session") && !clients.contains { line.contains($0) } }
+            .suffix(lines).joined(separator: "\n")
+    }
+
+    /// pipewire-pulse's last `lines` messages about its streams (see `SandboxOptions.pulseLogLevel`):
+    /// the tests' own `pactl` connections are left out.
+    public func pulseLog(lines: Int = 40) -> String {
+        let text = (try? String(contentsOfFile: directory + "/logs/pipewire-pulse.log", encoding: .utf8)) ?? ""
+        let connections = ["[pactl]", "do_command_auth()", "on_client_data()"]
+        return text.split(separator: "\n")
+            .filter { line in line.contains("mod.protocol-pulse") && !connections.contains { line.contains($0) } }
             .suffix(lines).joined(separator: "\n")
     }
 

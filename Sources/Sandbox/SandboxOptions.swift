@@ -109,6 +109,11 @@ public struct SandboxOptions: Sendable {
     /// each stream's start, stop and activation. nil: PipeWire's default, warnings only. A
     /// `PIPEWIRE_DEBUG` of the caller's own is kept as it is.
     public var moduleLogLevel: Int?
+    /// How much pipewire-pulse writes of its streams into its log (`logs/pipewire-pulse.log`,
+    /// `Sandbox.pulseLog`): 3 each cork and uncork, underflow and its stream's pauses and
+    /// resumes; 4 also every request for data and every block received. nil: PipeWire's
+    /// default, warnings only.
+    public var pulseLogLevel: Int?
 
     public init(
         devices: [VirtualDevice] = [.speaker, .headphones],

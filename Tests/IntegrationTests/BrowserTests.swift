@@ -175,6 +175,7 @@ extension Integration {
             options.devices = [.speaker, .headphones, microphone]
             // What the module did goes into a failure's message.
             options.moduleLogLevel = 5
+            options.pulseLogLevel = 3
             let sandbox = try Sandbox.start(options)
             do {
                 try sandbox.waitUntil(timeout: 15, "the microphone to be the default source") {
@@ -297,12 +298,12 @@ extension Integration {
                 // Seen twice (Firefox, PipeWire 1.4, a loaded machine, in the whole suite; never
                 // in 40 runs of this test alone): the policy faded the stream back in and resumed
                 // it, the browser said Playing, its stream ran on the headphones at full gain, and
-                // nothing reached them for 15 s. What the page's element and PulseAudio say of
-                // the stream then is in the message.
+                // nothing reached them for 15 s. What the page's element, PulseAudio and
+                // pipewire-pulse's log say of the stream then is in the message.
                 let pulse = (try? sandbox.run(["pactl", "list", "sink-inputs"], timeout: 10).stdout) ?? "(pactl failed)"
                 let page = site.reports.suffix(40).joined(separator: "\n")
                 let message = "\(error)\nstreams:\n\(Self.streams(sandbox))\npage:\n\(page)\nPulseAudio's sink inputs:\n\(pulse)" +
-                    "\nbridge log:\n\(bridge.logTail())\nmodule log:\n\(sandbox.moduleLog())"
+                    "\nbridge log:\n\(bridge.logTail())\nmodule log:\n\(sandbox.moduleLog())\npipewire-pulse log:\n\(sandbox.pulseLog())"
                 Issue.record("\(message)")
             }
             let wav = try recorder.stop()
