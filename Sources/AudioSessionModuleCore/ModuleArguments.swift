@@ -16,9 +16,11 @@ public enum ModuleArguments {
     public static var defaults: PolicyConfiguration {
         var c = PolicyConfiguration()
         c.resumeGraceMilliseconds = 200
-        // R42: an interrupted stream fades out over 300 ms before its pause and back in over
-        // 500 ms when it resumes (short enough that a call's first words are not talked
-        // over for long, long enough that the cut is not heard as a click).
+        // R42: an interrupted stream is asked to fade out over 300 ms before its pause and
+        // back in over 500 ms when it resumes (short enough that a call's first words are not
+        // talked over for long, long enough that the cut is not heard as a click); the
+        // module's step pacing stretches a whole fade-out to about half a second at
+        // PipeWire's default quantum limit.
         c.fadeOutMilliseconds = 300
         c.fadeInMilliseconds = 500
         // R43: a program's output counts towards a call once it carried sound, so a program

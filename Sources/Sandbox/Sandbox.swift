@@ -338,20 +338,23 @@ public final class Sandbox: @unchecked Sendable {
     /// about streams and what it did with them: the comings and goings of clients (the
     /// tests' own `pw-dump` polls among them) are left out.
     public func moduleLog(lines: Int = 60) -> String {
-        let text = (try? String(contentsOfFile: directory + "/logs/pipewire.log", encoding: .utf8)) ?? ""
-        let clients = ["add_client()", "client_destroy()", "metadata_permissions_changed()"]
-        return text.split(separator: "\n")
-            .filter { line in line.contains("mod.audio-session") && !clients.contains { line.contains($0) } }
-            .suffix(lines).joined(separator: "\n")
+        logTail("pipewire", topic: "mod.audio-session",
+                leavingOut: ["add_client()", "client_destroy()", "metadata_permissions_changed()"], lines: lines)
     }
 
     /// pipewire-pulse's last `lines` messages about its streams (see `SandboxOptions.pulseLogLevel`):
     /// the tests' own `pactl` connections are left out.
     public func pulseLog(lines: Int = 40) -> String {
-        let text = (try? String(contentsOfFile: directory + "/logs/pipewire-pulse.log", encoding: .utf8)) ?? ""
-        let connections = ["[pactl]", "do_command_auth()", "on_client_data()"]
+        logTail("pipewire-pulse", topic: "mod.protocol-pulse",
+                leavingOut: ["[pactl]", "do_command_auth()", "on_client_data()"], lines: lines)
+    }
+
+    /// The last `lines` lines of the daemon `name`'s log in `topic`, without those holding
+    /// any of `leavingOut`.
+    private func logTail(_ name: String, topic: String, leavingOut: [String], lines: Int) -> String {
+        let text = (try? String(contentsOfFile: directory + "/logs/\(name).log", encoding: .utf8)) ?? ""
         return text.split(separator: "\n")
-            .filter { line in line.contains("mod.protocol-pulse") && !connections.contains { line.contains($0) } }
+            .filter { line in line.contains(topic) && !leavingOut.contains { line.contains($0) } }
             .suffix(lines).joined(separator: "\n")
     }
 

@@ -145,11 +145,14 @@ struct Levels {
     let phases: [Double?]
     /// Blocks with a dropout inside them: a run of digital silence within the tone.
     let partial: Set<Int>
+    /// Whether the levels were read with a tone's phases (`init(_:tone:)`).
+    let readsPhases: Bool
 
     init(blocks: [Double]) {
         self.blocks = blocks
         phases = Array(repeating: nil, count: blocks.count)
         partial = []
+        readsPhases = false
     }
 
     /// The levels of `wav` in blocks of 1024 frames, with the phase of a sine of
@@ -179,14 +182,15 @@ struct Levels {
         }
         self.phases = phases
         self.partial = partial
+        readsPhases = true
     }
 
     /// Whether blocks `a` and `b` hold one unbroken stretch of the recorded tone: both
     /// have a phase and the two agree (within 0.35 rad, well above the estimate's own
-    /// error of a few hundredths). Without phases, every pair is taken as unbroken.
+    /// error of a few hundredths). Levels read without a tone take every pair as unbroken.
     func unbroken(_ a: Int, _ b: Int) -> Bool {
         guard phases.indices.contains(a), phases.indices.contains(b) else { return false }
-        if phases.allSatisfy({ $0 == nil }) { return true }
+        if !readsPhases { return true }
         guard let pa = phases[a], let pb = phases[b] else { return false }
         let d = remainder(pb - pa, 2 * Double.pi)
         return abs(d) <= 0.35
