@@ -19,6 +19,7 @@
 
 #include <pipewire/impl.h>
 #include <pipewire/extensions/metadata.h>
+#include <pipewire/extensions/client-node.h>
 
 #include "audio_session_core.h"
 #include "module-audio-session/gains.h"
@@ -226,6 +227,10 @@ struct node_entry {
 	unsigned int removed:1;
 	unsigned int is_source:1;	/**< an endpoint of kind AS_ENDPOINT_SOURCE */
 	unsigned int muted:1;		/**< the source's Props mute, as last reported to the core */
+	/* Its program last asked for it inactive (a pw_stream paused, a PulseAudio stream
+	 * corked), as its client-node said: the daemon shows nothing of it while our own
+	 * pause already holds the node inactive. */
+	unsigned int owner_inactive:1;
 	/* An ALSA-style endpoint: a port (route) of a device's profile device. */
 	uint32_t device_id;		/**< `device.id`, or SPA_ID_INVALID */
 	int32_t profile_device;		/**< `card.profile.device`, or -1 */
@@ -263,6 +268,17 @@ struct client_entry {
 	bool held;
 	bool props_changed;			/**< its properties changed */
 	struct pw_properties *own_requests;	/**< the request keys it wrote itself, latest values */
+	struct spa_list owner_watches;		/**< struct owner_watch: its client-node resources */
+};
+
+/** One client-node resource of a client, listened to for what its program asks of
+ * its node (`set_active`). */
+struct owner_watch {
+	struct spa_list link;
+	struct impl *impl;
+	struct pw_resource *resource;
+	struct spa_hook methods_listener;
+	struct spa_hook resource_listener;
 };
 
 /** At most this many request keys of one client are held between two loop turns. */
@@ -421,6 +437,15 @@ static void effect_resume(void *data, uint32_t node_id)
 	struct node_entry *n = find_node(impl, node_id);
 	if (n == NULL || n->kind != OBJECT_STREAM)
 		return;
+	/* Our pause is undone; the program's own pause stays. Activated now, the node
+	 * would run while its program's side of it is still stopped: the Start it is
+	 * sent then is skipped there, and the program's own activation later changes
+	 * nothing in the daemon, so no Start ever reaches it and it stays silent. Left
+	 * inactive, the program's activation starts it as usual. */
+	if (n->owner_inactive) {
+		pw_log_info("resume stream %u: its program keeps it paused, it plays when its program starts it", node_id);
+		return;
+	}
 	pw_log_info("resume stream %u", node_id);
 	set_node_active(n, true);
 }
@@ -772,7 +797,12 @@ static void node_active_changed(void *data, bool active)
 	if (n->kind == OBJECT_STREAM)
 		pw_log_debug("stream %u %s%s", n->id, active ? "active" : "inactive",
 				n->changing_active ? " (by the policy)" : "");
-	if (n->kind == OBJECT_STREAM && active && !n->changing_active)
+	if (n->kind != OBJECT_STREAM || n->changing_active)
+		return;
+	/* Its program turned it on or off where the daemon shows it (a node of the
+	 * daemon's own, or one our pause did not hold). */
+	n->owner_inactive = !active;
+	if (active)
 		as_core_stream_activated(core_for_event(n->impl), n->id);
 }
 
@@ -849,6 +879,9 @@ static void add_node(struct impl *impl, struct pw_global *global)
 			source_check_mute(n);
 	} else {
 		uint32_t client_id = (uint32_t) pw_properties_get_uint32(props, PW_KEY_CLIENT_ID, SPA_ID_INVALID);
+		/* A program's node starts inactive until its program turns it on (a stream
+		 * made paused, a PulseAudio stream made corked, stays so). */
+		n->owner_inactive = !pw_impl_node_is_active(node);
 		as_core_stream_added(core_for_event(impl), id, client_id, direction, &p);
 		n->running = pw_impl_node_get_info(node)->state == PW_NODE_STATE_RUNNING;
 		if (n->running)
@@ -926,8 +959,20 @@ static void client_unwatch_own(struct client_entry *c)
 	c->own = NULL;
 }
 
+static void owner_watch_free(struct owner_watch *w)
+{
+	spa_hook_remove(&w->methods_listener);
+	spa_hook_remove(&w->resource_listener);
+	spa_list_remove(&w->link);
+	free(w);
+}
+
 static void client_forget(struct client_entry *c)
 {
+	struct owner_watch *w;
+
+	spa_list_consume(w, &c->owner_watches, link)
+		owner_watch_free(w);
 	client_release(c);
 	pw_properties_free(c->own_requests);
 	client_unwatch_own(c);
@@ -1037,12 +1082,61 @@ static void client_watch_own(struct client_entry *c, struct pw_resource *resourc
 	pw_resource_add_object_listener(resource, &c->own_listener, &own_methods, c);
 }
 
-/* A client that says hello again gets a new own resource. */
+/* What the program asks of its node. This listener was added before client-node's
+ * own (the resource was announced as it was made), so it runs before the daemon
+ * applies the request: only the wish is recorded here. The node is the one the
+ * resource is bound to once it exists. */
+static int owner_set_active(void *data, bool active)
+{
+	struct owner_watch *w = data;
+	struct node_entry *n = find_node(w->impl, pw_resource_get_bound_id(w->resource));
+
+	if (n == NULL || n->kind != OBJECT_STREAM)
+		return 0;
+	pw_log_debug("stream %u: its program asks for it %s", n->id, active ? "active" : "inactive");
+	n->owner_inactive = !active;
+	return 0;
+}
+
+static const struct pw_client_node_methods owner_methods = {
+	PW_VERSION_CLIENT_NODE_METHODS,
+	.set_active = owner_set_active,
+};
+
+static void owner_resource_destroy(void *data)
+{
+	owner_watch_free(data);
+}
+
+static const struct pw_resource_events owner_resource_events = {
+	PW_VERSION_RESOURCE_EVENTS,
+	.destroy = owner_resource_destroy,
+};
+
+static void client_watch_owner(struct client_entry *c, struct pw_resource *resource)
+{
+	struct owner_watch *w = calloc(1, sizeof(*w));
+
+	if (w == NULL) {
+		pw_log_warn("client %u: cannot follow its stream's requests: %m", c->id);
+		return;
+	}
+	w->impl = c->impl;
+	w->resource = resource;
+	spa_list_append(&c->owner_watches, &w->link);
+	pw_resource_add_listener(resource, &w->resource_listener, &owner_resource_events, w);
+	pw_resource_add_object_listener(resource, &w->methods_listener, &owner_methods, w);
+}
+
+/* A client that says hello again gets a new own resource; a stream a client makes
+ * through the client-node factory gets a client-node resource. */
 static void client_resource_added(void *data, struct pw_resource *resource)
 {
 	struct client_entry *c = data;
 	if (pw_resource_get_id(resource) == PW_ID_CLIENT)
 		client_watch_own(c, resource);
+	else if (spa_streq(pw_resource_get_type(resource, NULL), PW_TYPE_INTERFACE_ClientNode))
+		client_watch_owner(c, resource);
 }
 
 static const struct pw_impl_client_events client_events = {
@@ -1085,6 +1179,7 @@ static void add_client(struct impl *impl, struct pw_global *global)
 	c->impl = impl;
 	c->client = client;
 	c->id = pw_global_get_id(global);
+	spa_list_init(&c->owner_watches);
 	spa_list_append(&impl->clients, &c->link);
 	pw_impl_client_add_listener(client, &c->listener, &client_events, c);
 	client_watch_own(c, pw_impl_client_find_resource(client, PW_ID_CLIENT));

@@ -98,6 +98,42 @@ extension Integration {
             #expect(abs(r.after - r.before) <= 0.5)
         }
 
+        /// R15 with a program that pauses its own stream during the call (a player paused
+        /// through its controls, a PulseAudio program that corks): the policy's resume at
+        /// the end of the call undoes only its own pause, and the program's own start plays
+        /// at once. Before, the resume turned the node on while the program had it stopped;
+        /// the Start the daemon sent was skipped by the program's side, its own start later
+        /// changed nothing in the daemon, and it stayed silent (Firefox, now and then).
+        @Test func r15AProgramThatPausedItselfDuringTheCallPlaysWhenItStartsAgain() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            let call = try tone(in: sandbox, seconds: 2, frequency: 660, name: "call.wav")
+            let recorder = try Recorder(sandbox: sandbox, sink: "headphones")
+            let fixture = Support.checkoutRoot + "/build/meson/audio-session-pausing-player"
+            let (player, node) = try sandbox.startPlayer([fixture, "Music", "headphones"], on: "headphones")
+            defer { player.terminate(signal: SIGKILL, timeout: 2) }
+
+            let caller = try sandbox.spawn(["pw-play", "--media-role", "Phone", "--target", "speaker", call])
+            defer { caller.terminate(signal: SIGKILL, timeout: 2) }
+            try sandbox.waitUntil(timeout: 10, "the music to be interrupted") { try Self.interrupted(sandbox, node) }
+            try sandbox.waitUntil(timeout: 10, "the music's fade-out to end in its pause") { try !Self.running(sandbox, node) }
+            // The program pauses its stream while the policy holds it paused: nothing in the
+            // graph changes, the node is already stopped.
+            kill(player.pid, SIGUSR1)
+            try sandbox.waitUntil(timeout: 10, "the player to pause its stream") { player.logTail().contains("paused") }
+            try sandbox.waitUntil(timeout: 15, "the call to end") { !caller.isRunning }
+            try sandbox.waitUntil(timeout: 10, "the interruption to end") { try !Self.interrupted(sandbox, node) }
+            #expect(try !Self.running(sandbox, node), "the node runs while its program still has it paused")
+
+            kill(player.pid, SIGUSR2)
+            try sandbox.waitUntil(timeout: 10, "the player to start its stream") { player.logTail().contains("playing") }
+            let started = recorder.mark
+            try sandbox.waitUntil(timeout: 10, "the music to reach the headphones again") {
+                recorder.nonZeroSamples(from: started, to: recorder.mark) > 0
+            }
+            _ = try recorder.stop()
+        }
+
         @Test func s2DeclaredVoiceChatCallPausesTheMusicAndItResumesAfterTheCall() throws {
             let declaration = "{ audio.session.category=playAndRecord audio.session.mode=voiceChat " +
                 "audio.session.deactivation=notifyOthersOnDeactivation }"
