@@ -116,8 +116,16 @@ func buildMixing(_ n: Int) -> SessionPolicy {
 }
 
 struct Decision {
-    var on: Event
-    var off: Event
+    var on: [Event]
+    var off: [Event]
+    init(on: Event, off: Event) {
+        self.on = [on]
+        self.off = [off]
+    }
+    init(on: [Event], off: [Event]) {
+        self.on = on
+        self.off = off
+    }
 }
 
 /// Adds the measured session to the graph and returns its two decisions.
@@ -164,6 +172,29 @@ func measuredManyStreams(_ p: inout SessionPolicy) -> Decision {
     return Decision(on: .streamAdded(n, client: ClientID(900_000), direction: .output, [:]), off: .streamRemoved(n))
 }
 
+/// A program on the AudioSession library that declared nothing, with one stream of silence
+/// on the speaker that it pauses and resumes (`AudioOutput.pause()`/`resume()`), as the
+/// daemon's pause/resume benchmark does: its owner activates the node and it runs, then
+/// it stops.
+func buildToggle(_ n: Int) -> SessionPolicy {
+    var p = buildIdle(n)
+    let c = ClientID(900_000)
+    let s = NodeID(900_000)
+    _ = p.handle(.clientAdded(c, ["audio.session.library": "1", "application.name": "bench-toggle"]))
+    _ = p.handle(.streamAdded(s, client: c, direction: .output, [
+        "media.type": "Audio", "media.category": "Playback", "media.name": "bench-toggle",
+        "application.name": "bench-toggle", "node.name": "bench-toggle",
+    ]))
+    _ = p.handle(.linkAdded(LinkID(900_000), output: s, input: speaker))
+    _ = p.handle(.streamRunning(s, true))
+    return p
+}
+
+func measuredToggle(_ p: inout SessionPolicy) -> Decision {
+    let s = NodeID(900_000)
+    return Decision(on: [.streamActivatedByOwner(s), .streamRunning(s, true)], off: [.streamRunning(s, false)])
+}
+
 struct Workload {
     var name: String
     var build: (Int) -> SessionPolicy
@@ -182,6 +213,7 @@ let workloads = [
         name: "fan-out", build: buildMixing, decision: { measuredStream(&$0, ["media.role": "Music"]) },
         rounds: { n in n >= 10_000 ? 200 : (n >= 1_000 ? 1_000 : 5_000) }),
     Workload(name: "many-streams", build: buildManyStreams, decision: measuredManyStreams, rounds: defaultRounds),
+    Workload(name: "toggle", build: buildToggle, decision: measuredToggle, rounds: defaultRounds),
 ]
 
 func measure(_ w: Workload, _ n: Int) -> Row {
@@ -199,12 +231,12 @@ func measure(_ w: Workload, _ n: Int) -> Row {
     for i in 0..<(rounds + warmUp) {
         evictCaches()
         let t0 = clock.now
-        if let core { core.handle(d.on) } else { p.handle(d.on, into: &fx) }
+        for e in d.on { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
         let t1 = clock.now
         let a = core == nil ? fx.count : 0
         evictCaches()
         let t2 = clock.now
-        if let core { core.handle(d.off) } else { p.handle(d.off, into: &fx) }
+        for e in d.off { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
         let t3 = clock.now
         let b = core == nil ? fx.count : 0
         if i >= warmUp {
