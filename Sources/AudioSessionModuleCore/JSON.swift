@@ -1,63 +1,105 @@
-// A small JSON value and writer for the `audio-session` metadata values.
+// A small JSON writer for the `audio-session` metadata values.
 // Standard library only: this code runs inside the PipeWire daemon.
 
-/// A JSON value, written by `JSON.description` with a stable key order.
-public enum JSON: Equatable, Sendable, CustomStringConvertible {
-    case null
-    case bool(Bool)
-    case int(Int64)
-    case double(Double)
-    case string(String)
-    case array([JSON])
-    /// Keys in the order given: the output is deterministic.
-    case object([(String, JSON)])
+/// Writes JSON text straight into bytes: the metadata values the module publishes on every
+/// change are written without a tree of values built first. Keys are the format's own
+/// (static, nothing to escape).
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    /// A value or member was written in the current container: the next one needs a comma.
+    private var separated = false
 
-    public static func == (lhs: JSON, rhs: JSON) -> Bool { lhs.description == rhs.description }
+    init() { bytes.reserveCapacity(512) }
 
-    public var description: String {
-        String(decoding: bytes, as: UTF8.self)
+    private mutating func separate() {
+        if separated { bytes.append(UInt8(ascii: ",")) }
+        separated = true
     }
 
-    /// The UTF-8 text, without a terminating NUL.
-    public var bytes: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256)
-        write(to: &out)
-        return out
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        separated = false
     }
 
-    func write(to out: inout [UInt8]) {
-        switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .int(let i): out.append(contentsOf: String(i).utf8)
-        case .double(let d):
-            // JSON has no NaN or infinity.
-            if d.isFinite { out.append(contentsOf: String(d).utf8) } else { out.append(contentsOf: "null".utf8) }
-        case .string(let s): JSON.quote(s, into: &out)
-        case .array(let items):
-            out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                item.write(to: &out)
-            }
-            out.append(UInt8(ascii: "]"))
-        case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSON.quote(key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                value.write(to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
+    mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        separated = true
+    }
+
+    mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        separated = false
+    }
+
+    mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        separated = true
+    }
+
+    /// A member's key; its value follows.
+    mutating func key(_ k: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        k.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        separated = false
+    }
+
+    mutating func string(_ s: String) {
+        separate()
+        Self.quote(s, into: &bytes)
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    mutating func bool(_ b: Bool) {
+        separate()
+        bytes.append(contentsOf: (b ? "true" : "false").utf8)
+    }
+
+    mutating func int(_ v: Int64) {
+        separate()
+        if v < 0 { bytes.append(UInt8(ascii: "-")) }
+        var m = v.magnitude
+        // Room for the 20 digits of the largest magnitude, written last to first.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buf in
+            var i = buf.count
+            repeat {
+                i -= 1
+                buf[i] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m % 10)
+                m /= 10
+            } while m > 0 && i > 0
+            bytes.append(contentsOf: buf[i...])
         }
+    }
+
+    mutating func double(_ d: Double) {
+        separate()
+        // JSON has no NaN or infinity.
+        if d.isFinite { bytes.append(contentsOf: String(d).utf8) } else { bytes.append(contentsOf: "null".utf8) }
     }
 
     /// `s` as a JSON string: quotes, backslashes and control characters escaped, every
     /// other byte of its UTF-8 copied as it is.
     static func quote(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (names, categories, ports) need no escape: copied in one piece.
+        var text = s
+        let copied = text.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            out.append(contentsOf: utf8)
+            return true
+        }
+        if copied {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\""))

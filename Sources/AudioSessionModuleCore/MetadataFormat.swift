@@ -20,96 +20,161 @@ public enum MetadataFormat {
         }
     }
 
-    static func sessionRef(_ session: SessionID) -> JSON {
+    // The documents are written straight into bytes (`JSONWriter`): the module writes one
+    // on every change it publishes, so no tree of values is built for it.
+
+    static func sessionRef(_ session: SessionID, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.key("kind")
         switch session {
-        case .client(let c): return .object([("kind", .string("client")), ("id", .int(Int64(c.raw)))])
-        case .stream(let n): return .object([("kind", .string("stream")), ("id", .int(Int64(n.raw)))])
+        case .client(let c):
+            w.string("client")
+            w.key("id")
+            w.int(Int64(c.raw))
+        case .stream(let n):
+            w.string("stream")
+            w.key("id")
+            w.int(Int64(n.raw))
         }
+        w.endObject()
     }
 
-    static func port(_ p: Port) -> JSON {
-        .object([("name", .string(p.name)), ("uid", .string(p.uid)), ("type", .string(p.type.rawValue))])
+    static func port(_ p: Port, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.key("name")
+        w.string(p.name)
+        w.key("uid")
+        w.string(p.uid)
+        w.key("type")
+        w.string(p.type.rawValue)
+        w.endObject()
     }
 
-    static func route(_ r: Route) -> JSON {
-        .object([("inputs", .array(r.inputs.map(port))), ("outputs", .array(r.outputs.map(port)))])
+    static func route(_ r: Route, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.key("inputs")
+        w.beginArray()
+        for p in r.inputs { port(p, &w) }
+        w.endArray()
+        w.key("outputs")
+        w.beginArray()
+        for p in r.outputs { port(p, &w) }
+        w.endArray()
+        w.endObject()
     }
 
-    static func error(_ e: SessionError) -> JSON {
-        .object([("code", .string(e.code.rawValue)), ("message", .string(e.message))])
+    static func error(_ e: SessionError, _ w: inout JSONWriter) {
+        w.beginObject()
+        w.key("code")
+        w.string(e.code.rawValue)
+        w.key("message")
+        w.string(e.message)
+        w.endObject()
     }
 
-    static func gain(_ g: Float) -> JSON {
+    static func gain(_ g: Float, _ w: inout JSONWriter) {
         // Three decimals: stable text for equal values.
-        .double((Double(g) * 1000).rounded() / 1000)
+        w.double((Double(g) * 1000).rounded() / 1000)
     }
 
-    public static func notification(_ n: Notification) -> [(String, JSON)] {
+    /// A notification's members (after the event's sequence number and session).
+    static func notification(_ n: Notification, _ w: inout JSONWriter) {
         switch n {
         case .interruptionBegan(let reason):
-            return [("type", .string("interruption")), ("phase", .string("began")), ("reason", .string(reason.rawValue))]
+            w.key("type"); w.string("interruption")
+            w.key("phase"); w.string("began")
+            w.key("reason"); w.string(reason.rawValue)
         case .interruptionEnded(let shouldResume):
-            return [("type", .string("interruption")), ("phase", .string("ended")), ("shouldResume", .bool(shouldResume))]
+            w.key("type"); w.string("interruption")
+            w.key("phase"); w.string("ended")
+            w.key("shouldResume"); w.bool(shouldResume)
         case .routeChange(let reason, let previous, let current):
-            return [("type", .string("routeChange")), ("reason", .string(reason.rawValue)),
-                    ("previousRoute", route(previous)), ("currentRoute", route(current))]
+            w.key("type"); w.string("routeChange")
+            w.key("reason"); w.string(reason.rawValue)
+            w.key("previousRoute"); route(previous, &w)
+            w.key("currentRoute"); route(current, &w)
         case .silenceSecondaryAudioHint(let begin):
-            return [("type", .string("silenceSecondaryAudioHint")), ("phase", .string(begin ? "begin" : "end"))]
+            w.key("type"); w.string("silenceSecondaryAudioHint")
+            w.key("phase"); w.string(begin ? "begin" : "end")
         case .mediaServicesWereLost:
-            return [("type", .string("mediaServicesWereLost"))]
+            w.key("type"); w.string("mediaServicesWereLost")
         case .mediaServicesWereReset:
-            return [("type", .string("mediaServicesWereReset"))]
+            w.key("type"); w.string("mediaServicesWereReset")
         case .activationResult(.success(let warning)):
-            var out: [(String, JSON)] = [("type", .string("activation")), ("ok", .bool(true))]
-            if let warning { out.append(("warning", .string(warning.rawValue))) }
-            return out
+            w.key("type"); w.string("activation")
+            w.key("ok"); w.bool(true)
+            if let warning {
+                w.key("warning"); w.string(warning.rawValue)
+            }
         case .activationResult(.failure(let e)):
-            return [("type", .string("activation")), ("ok", .bool(false)), ("error", error(e))]
+            w.key("type"); w.string("activation")
+            w.key("ok"); w.bool(false)
+            w.key("error"); error(e, &w)
         case .declarationRefused(let e):
-            return [("type", .string("declarationRefused")), ("error", error(e))]
+            w.key("type"); w.string("declarationRefused")
+            w.key("error"); error(e, &w)
         }
     }
 
-    public static func event(sequence: UInt64, session: SessionID, notification n: Notification) -> JSON {
-        .object([("seq", .int(Int64(clamping: sequence))), ("session", sessionRef(session))] + notification(n))
+    /// An `audio-session.event` value: UTF-8 JSON text.
+    public static func event(sequence: UInt64, session: SessionID, notification n: Notification) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("seq"); w.int(Int64(clamping: sequence))
+        w.key("session"); sessionRef(session, &w)
+        notification(n, &w)
+        w.endObject()
+        return w.bytes
     }
 
-    public static func session(_ id: SessionID, _ s: SessionSnapshot) -> JSON {
-        var members: [(String, JSON)] = [
-            ("session", sessionRef(id)),
-            ("application", s.applicationName.map(JSON.string) ?? .null),
-            ("legacy", .bool(s.isLegacy)),
-            ("category", .string(s.category.rawValue)),
-            ("mode", .string(s.mode.rawValue)),
-            ("options", .array(s.options.names.map(JSON.string))),
-            ("priority", .string(s.priority.rawValue)),
-            ("active", .bool(s.active)),
-            ("playing", .bool(s.isPlaying)),
-            ("interrupted", .bool(s.interrupted)),
-        ]
-        if let r = s.interruptionReason { members.append(("interruptionReason", .string(r.rawValue))) }
-        members += [
-            ("duckGain", gain(s.duckGain)),
-            ("silenced", .bool(s.silenced)),
-            ("streams", .array(s.streams.map { .int(Int64($0.raw)) })),
-            ("route", route(s.route)),
-            ("prefersNoInterruptionsFromSystemAlerts", .bool(s.prefersNoInterruptionsFromSystemAlerts)),
-            ("prefersInterruptionOnRouteDisconnect", .bool(s.prefersInterruptionOnRouteDisconnect)),
-            ("secondaryAudioShouldBeSilencedHint", .bool(s.secondaryAudioShouldBeSilencedHint)),
-        ]
-        return .object(members)
+    /// An `audio-session.session` value: UTF-8 JSON text.
+    public static func session(_ id: SessionID, _ s: SessionSnapshot) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("session"); sessionRef(id, &w)
+        w.key("application")
+        if let name = s.applicationName { w.string(name) } else { w.null() }
+        w.key("legacy"); w.bool(s.isLegacy)
+        w.key("category"); w.string(s.category.rawValue)
+        w.key("mode"); w.string(s.mode.rawValue)
+        w.key("options")
+        w.beginArray()
+        for name in s.options.names { w.string(name) }
+        w.endArray()
+        w.key("priority"); w.string(s.priority.rawValue)
+        w.key("active"); w.bool(s.active)
+        w.key("playing"); w.bool(s.isPlaying)
+        w.key("interrupted"); w.bool(s.interrupted)
+        if let r = s.interruptionReason {
+            w.key("interruptionReason"); w.string(r.rawValue)
+        }
+        w.key("duckGain"); gain(s.duckGain, &w)
+        w.key("silenced"); w.bool(s.silenced)
+        w.key("streams")
+        w.beginArray()
+        for n in s.streams { w.int(Int64(n.raw)) }
+        w.endArray()
+        w.key("route"); route(s.route, &w)
+        w.key("prefersNoInterruptionsFromSystemAlerts"); w.bool(s.prefersNoInterruptionsFromSystemAlerts)
+        w.key("prefersInterruptionOnRouteDisconnect"); w.bool(s.prefersInterruptionOnRouteDisconnect)
+        w.key("secondaryAudioShouldBeSilencedHint"); w.bool(s.secondaryAudioShouldBeSilencedHint)
+        w.endObject()
+        return w.bytes
     }
 
-    public static func global(_ g: GlobalSnapshot) -> JSON {
-        .object([
-            ("currentRoute", route(g.currentRoute)),
-            ("silentMode", .bool(g.silentMode)),
-            ("screenLocked", .bool(g.screenLocked)),
-            ("isOtherAudioPlaying", .bool(g.isOtherAudioPlaying)),
-            ("secondaryAudioShouldBeSilencedHint", .bool(g.secondaryAudioShouldBeSilencedHint)),
-            ("playingSessions", .int(Int64(g.playingSessionCount))),
-            ("primaryAudioSessions", .int(Int64(g.primaryAudioSessionCount))),
-        ])
+    /// An `audio-session.global` value: UTF-8 JSON text.
+    public static func global(_ g: GlobalSnapshot) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("currentRoute"); route(g.currentRoute, &w)
+        w.key("silentMode"); w.bool(g.silentMode)
+        w.key("screenLocked"); w.bool(g.screenLocked)
+        w.key("isOtherAudioPlaying"); w.bool(g.isOtherAudioPlaying)
+        w.key("secondaryAudioShouldBeSilencedHint"); w.bool(g.secondaryAudioShouldBeSilencedHint)
+        w.key("playingSessions"); w.int(Int64(g.playingSessionCount))
+        w.key("primaryAudioSessions"); w.int(Int64(g.primaryAudioSessionCount))
+        w.endObject()
+        return w.bytes
     }
 }
 
@@ -117,7 +182,12 @@ extension MetadataFormat {
     /// Subject = a legacy stream's node id: the MPRIS player the bridge governs it through.
     public static let mprisKey = "audio-session.mpris"
 
-    static func mpris(player: String) -> JSON {
-        .object([("player", .string(player))])
+    /// An `audio-session.mpris` value: UTF-8 JSON text.
+    static func mpris(player: String) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("player"); w.string(player)
+        w.endObject()
+        return w.bytes
     }
 }

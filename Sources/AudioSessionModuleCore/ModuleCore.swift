@@ -13,8 +13,14 @@ import Glibc
 /// for one loop turn (debouncing), the metadata's event counter and the publications held
 /// for the publishing interval. One instance per loaded module, used on the PipeWire main
 /// loop only.
+///
+/// Its stored state carries `@exclusivity(unchecked)`: it is used from one thread, and an
+/// effect's callback that starts another decision (a node's state reported while its
+/// pause is applied) does so between two effects, when no access to the state is under
+/// way (`decide` hands the effects' array over first). The runtime's check of each access
+/// cost about a twentieth of every decision.
 public final class ModuleCore {
-    public private(set) var policy: SessionPolicy
+    @exclusivity(unchecked) public private(set) var policy: SessionPolicy
     /// The module's effect callbacks (`struct as_core_effects`) and their `data`.
     let effects: as_core_effects
     let data: UnsafeMutableRawPointer?
@@ -22,22 +28,24 @@ public final class ModuleCore {
     /// module, which owns its `struct impl` itself.
     let owner: AnyObject?
     /// Sequence number of the last event published on `audio-session.event`.
-    public private(set) var sequence: UInt64 = 0
+    @exclusivity(unchecked) public private(set) var sequence: UInt64 = 0
     /// How often at most a metadata key is written (`PolicyConfiguration.publishIntervalMilliseconds`);
     /// 0 writes every publication at once.
     let publishInterval: UInt32
-    /// Publications held until an interval has passed since the last write, the latest per key.
-    var heldPublications: [PublishedKey: Publication] = [:]
+    /// The keys whose publication waits until an interval has passed since the last write.
+    /// Only the key is held: what is written then is what the policy publishes by then
+    /// (`currentPublication`), the latest state, without a copy of each state in between.
+    @exclusivity(unchecked) var heldKeys: Set<PublishedKey> = []
     /// What the metadata holds for each key the module wrote (kept when publications can be
     /// held: a held value equal to it is not written again).
-    var written: [PublishedKey: Publication] = [:]
+    @exclusivity(unchecked) var written: [PublishedKey: Publication] = [:]
     /// When the state was last written (ns, `clock`): publications wait until an interval
     /// has passed since. Nil before the first write.
-    var lastWrite: UInt64?
+    @exclusivity(unchecked) var lastWrite: UInt64?
     /// When the publishing timer is due (ns, `clock`), while it is armed.
-    var publishTimerDue: UInt64?
+    @exclusivity(unchecked) var publishTimerDue: UInt64?
     /// The last write left held publications for the loop's next turn (a burst over many sessions).
-    var burstContinues = false
+    @exclusivity(unchecked) var burstContinues = false
     /// The monotonic clock in nanoseconds (the tests' own, to step through intervals).
     let clock: () -> UInt64
     /// The token of the publishing timer, outside the policy's own tokens (counted up from 1).
@@ -89,8 +97,8 @@ public final class ModuleCore {
     /// Debouncing: property changes not decided on yet, the latest per object, with the
     /// order of each object's last change. Only when the sink defers
     /// (`EffectSink.defersPropertyChanges`: the module flushes on its next loop turn).
-    var pendingChanges: [PendingObject: (order: UInt64, event: Event)] = [:]
-    var pendingOrder: UInt64 = 0
+    @exclusivity(unchecked) var pendingChanges: [PendingObject: (order: UInt64, event: Event)] = [:]
+    @exclusivity(unchecked) var pendingOrder: UInt64 = 0
 
     enum PendingObject: Hashable {
         case client(ClientID), stream(NodeID), endpoint(NodeID)
@@ -109,6 +117,24 @@ public final class ModuleCore {
     /// One key of the `audio-session` metadata.
     enum PublishedKey: Hashable {
         case session(SessionID), global, player(NodeID)
+
+        func hash(into hasher: inout Hasher) {
+            switch self {
+            case .session(let s): hasher.combine(s)
+            case .global: hasher.combine(UInt8(0))
+            case .player(let n): hasher.combine(n)
+            }
+        }
+
+        /// The ids' own hash (as the policy's tables use it), not SipHash: keys are ids
+        /// the daemon assigns.
+        func _rawHashValue(seed: Int) -> Int {
+            switch self {
+            case .session(let s): return s._rawHashValue(seed: seed)
+            case .global: return NodeID(UInt32.max)._rawHashValue(seed: seed ^ 0x5bd1e995)
+            case .player(let n): return n._rawHashValue(seed: seed ^ 0x27d4eb2f)
+            }
+        }
     }
 
     /// What a key is to say; nil values remove it.
@@ -162,7 +188,7 @@ public final class ModuleCore {
     }
 
     /// The longest one decision (an event and its effects) held the daemon's loop, in ns.
-    public private(set) var longestDecisionNanoseconds: UInt64 = 0
+    @exclusivity(unchecked) public private(set) var longestDecisionNanoseconds: UInt64 = 0
     /// A decision longer than this (one graph cycle at 1024 frames) is logged as a warning:
     /// the loop that serves every client waited for the policy.
     static let slowDecisionNanoseconds: UInt64 = 21_000_000
@@ -210,7 +236,7 @@ public final class ModuleCore {
     /// Held property changes are decided first, so the state written is the settled one.
     public func republish() {
         decideHeldChanges()
-        heldPublications = [:]
+        heldKeys = []
         written = [:]
         // The new object is empty: all of it is written now.
         writesThrough = true
@@ -224,7 +250,7 @@ public final class ModuleCore {
             publishTimerDue = nil
             let continuing = burstContinues
             burstContinues = false
-            guard !heldPublications.isEmpty else { return }  // written meanwhile, with an event
+            guard !heldKeys.isEmpty else { return }  // written meanwhile, with an event
             let now = clock()
             // Written meanwhile with an event, and held again since: stand by once more.
             guard continuing || intervalPassed(at: now) else {
@@ -241,7 +267,7 @@ public final class ModuleCore {
 
     /// The array the policy's effects come in, used again for each decision (it is taken
     /// out while its effects run: a decision an effect's callback starts gets its own).
-    var effectBuffer: [Effect] = []
+    @exclusivity(unchecked) var effectBuffer: [Effect] = []
 
     /// Steps the policy with one event and runs what it decides, in order.
     func decide(_ event: Event) {
@@ -253,15 +279,41 @@ public final class ModuleCore {
         effectBuffer = effects
     }
 
-    /// Runs the effects of one decision, in order.
+    /// Runs the effects of one decision, in order. Nothing waits around an event: what was
+    /// held from before it is written first, and the state the decision leaves follows it
+    /// at once (a key the decision publishes after the event is written then, with its new
+    /// state, and not before the event).
     func runAll(_ effects: [Effect]) {
-        for effect in effects { run(effect) }
+        for i in effects.indices {
+            if case .notify = effects[i] {
+                if !heldKeys.isEmpty {
+                    var later = Set<PublishedKey>()
+                    for e in effects[(i + 1)...] {
+                        if let k = Self.publishedKey(e) { later.insert(k) }
+                    }
+                    writeHeldPublications(except: later)
+                }
+                writesThrough = true
+                lastWrite = clock()
+            }
+            run(effects[i])
+        }
         writesThrough = false
+    }
+
+    /// The metadata key an effect writes, if it publishes.
+    static func publishedKey(_ e: Effect) -> PublishedKey? {
+        switch e {
+        case .publishSession(let s, _): return .session(s)
+        case .publishGlobal: return .global
+        case .publishPlayer(let n, _): return .player(n)
+        default: return nil
+        }
     }
 
     /// Whether the decision being run found the metadata quiet: its publications are
     /// written at once, all of them.
-    var writesThrough = false
+    @exclusivity(unchecked) var writesThrough = false
 
     /// The publishing interval in nanoseconds.
     var intervalNanoseconds: UInt64 { UInt64(publishInterval) &* 1_000_000 }
@@ -277,20 +329,21 @@ public final class ModuleCore {
     /// key, by the first decision an interval after the last write, or at the latest by
     /// the publishing timer two intervals after it. A busy graph's own events carry the
     /// writes, and the timer wakes the daemon only when they stop.
-    func publish(_ publication: Publication) {
+    func publish(_ key: PublishedKey, _ publication: () -> Publication) {
         guard publishInterval > 0, !writesThrough else {
-            write(publication)
+            if !heldKeys.isEmpty { heldKeys.remove(key) }
+            write(publication())
             return
         }
         let now = clock()
-        if heldPublications.isEmpty && intervalPassed(at: now) {
+        if heldKeys.isEmpty && intervalPassed(at: now) {
             // Quiet: this decision's state is written now; changes in the next interval wait.
             writesThrough = true
             lastWrite = now
-            write(publication)
+            write(publication())
             return
         }
-        heldPublications[publication.key] = publication
+        heldKeys.insert(key)
         armPublishTimer(at: now)
     }
 
@@ -315,7 +368,7 @@ public final class ModuleCore {
     /// After a decision: the held publications are written when an interval has passed
     /// since the last write.
     func writeHeldPublicationsIfDue() {
-        guard !heldPublications.isEmpty else { return }
+        guard !heldKeys.isEmpty else { return }
         let now = clock()
         guard intervalPassed(at: now) else { return }
         writeHeldBatch(at: now)
@@ -326,18 +379,27 @@ public final class ModuleCore {
     func writeHeldBatch(at now: UInt64) {
         lastWrite = now
         writeHeldPublications(limit: Self.publishBatch)
-        burstContinues = !heldPublications.isEmpty
+        burstContinues = !heldKeys.isEmpty
         if burstContinues { startPublishTimer(due: now, now: now) }
     }
 
     /// Writes the held publications that change what the metadata says, sessions in id order.
-    func writeHeldPublications(limit: Int = .max) {
-        guard !heldPublications.isEmpty else { return }
-        var keys = Array(heldPublications.keys)
+    func writeHeldPublications(limit: Int = .max, except later: Set<PublishedKey> = []) {
+        guard !heldKeys.isEmpty else { return }
+        var keys = later.isEmpty ? Array(heldKeys) : heldKeys.filter { !later.contains($0) }
         if keys.count > 1 { keys.sort(by: Self.writeOrder) }
         for key in keys.prefix(limit) {
-            guard let p = heldPublications.removeValue(forKey: key) else { continue }
+            guard heldKeys.remove(key) != nil, let p = currentPublication(key) else { continue }
             write(p)
+        }
+    }
+
+    /// What the policy publishes for `key` now.
+    func currentPublication(_ key: PublishedKey) -> Publication? {
+        switch key {
+        case .session(let s): return .session(s, policy.publishedSnapshot(s))
+        case .global: return policy.publishedGlobal.map { .global($0) }
+        case .player(let n): return .player(n, policy.publishedPlayer(n))
         }
     }
 
@@ -380,13 +442,13 @@ public final class ModuleCore {
     public var pendingChangeCount: Int { pendingChanges.count }
 
     /// How many metadata keys wait for the publishing timer.
-    public var pendingPublicationCount: Int { heldPublications.count }
+    public var pendingPublicationCount: Int { heldKeys.count }
 
     /// How many per-object records the module core and the policy hold beyond the graph
     /// itself (held changes, monitor recorders, early route reads, MPRIS reports and
     /// players, switch requests): 0 once every object is gone.
     public var recordCount: Int {
-        pendingChanges.count + policy.recordCount + heldPublications.count + written.keys.count { $0 != .global }
+        pendingChanges.count + policy.recordCount + heldKeys.count + written.keys.count { $0 != .global }
     }
 
     /// A client wrote its own properties on its own connection (`pw_core_update_properties`):
@@ -435,21 +497,17 @@ public final class ModuleCore {
         case .silence(let node, let on):
             effects.silence?(data, node.raw, on)
         case .notify(let session, let notification):
-            // Nothing waits around an event: the state held from before it is written
-            // first, and the state its decision leaves follows it at once.
-            writeHeldPublications()
-            writesThrough = true
-            lastWrite = clock()
+            // `runAll` wrote what was held and writes the decision's state through.
             sequence &+= 1
             let value = MetadataFormat.event(sequence: sequence, session: session, notification: notification)
             publish(0, MetadataFormat.eventKey, value)
-            log(.info, "\(session): \(value)")
+            log(.info, "\(session): \(String(decoding: value, as: UTF8.self))")
         case .publishSession(let session, let snapshot):
-            publish(.session(session, snapshot))
+            publish(.session(session)) { .session(session, snapshot) }
         case .publishGlobal(let global):
-            publish(.global(global))
+            publish(.global) { .global(global) }
         case .publishPlayer(let node, let player):
-            publish(.player(node, player))
+            publish(.player(node)) { .player(node, player) }
         case .scheduleTimer(let token, let milliseconds):
             if effects.version >= 3 { effects.schedule_timer?(data, token, milliseconds) }
         case .switchSet(let client, let s, let on):
@@ -462,16 +520,15 @@ public final class ModuleCore {
     }
 
     /// Writes (`value` non-nil) or removes a key of the `audio-session` metadata.
-    func publish(_ subject: UInt32, _ key: String, _ value: JSON?) {
+    func publish(_ subject: UInt32, _ key: String, _ value: [UInt8]?) {
         guard let publish = effects.publish else { return }
         key.withCString { k in
             MetadataFormat.jsonType.withCString { t in
-                guard let value else {
+                guard var text = value else {
                     publish(data, subject, k, t, nil)
                     return
                 }
                 // The text as C wants it: UTF-8 and a NUL (a JSON text has no NUL of its own).
-                var text = value.bytes
                 text.append(0)
                 text.withUnsafeBufferPointer { b in
                     b.withMemoryRebound(to: CChar.self) { publish(data, subject, k, t, $0.baseAddress) }

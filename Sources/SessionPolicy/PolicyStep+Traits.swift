@@ -187,7 +187,8 @@ extension PolicyReading {
             guard index.declaredClients.contains(c) else { return nil }
             return (index.derived[s] ?? deriveTraits(s))?.traits
         case .stream(let n):
-            guard let st = model.streams[n], !index.declaredClients.contains(st.client) else { return nil }
+            // The client alone is read: a copy of the whole stream record is not made.
+            guard let client = model.streams[n]?.client, !index.declaredClients.contains(client) else { return nil }
             guard let d = index.derived[s] ?? deriveTraits(s) else { return nil }
             return d.adapted(to: model.marks[s]?.adaptiveCategory)
         }

@@ -210,6 +210,16 @@ public struct SessionPolicy: Sendable {
         reader.globalSnapshot()
     }
 
+    /// What the policy last published for the session: nil when nothing is, or the
+    /// session's state was removed.
+    public func publishedSnapshot(_ s: SessionID) -> SessionSnapshot? { model.published[s] }
+
+    /// The global state the policy last published (nil before its first decision).
+    public var publishedGlobal: GlobalSnapshot? { model.lastGlobal }
+
+    /// The player the policy last published for the stream (nil: none).
+    public func publishedPlayer(_ n: NodeID) -> String? { model.publishedPlayers[n] }
+
     /// What is published now, as the effects that publish it: the global state, then every
     /// session's, in session order. For a module whose metadata object was destroyed and
     /// created again: the new object starts empty and must carry the same state.

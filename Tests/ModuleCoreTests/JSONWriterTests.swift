@@ -1,11 +1,24 @@
 @testable import AudioSessionModuleCore
+@testable import SessionPolicy
+import AudioSession
+import AudioSessionVocabulary
 import Foundation
 import Testing
 
-/// The metadata's JSON text: what a reader's JSON parser gets back is what was written.
+/// The policy's notification (Foundation has a type of the same name).
+private typealias SessionNotification = AudioSessionVocabulary.Notification
+
+/// The metadata's JSON text: what a reader's JSON parser gets back is what was written, and
+/// what the AudioSession library decodes is what the module published.
 @Suite struct JSONWriterTests {
-    func parsed(_ v: JSON) throws -> Any {
-        try JSONSerialization.jsonObject(with: Data(v.bytes), options: [.fragmentsAllowed])
+    func parsed(_ bytes: [UInt8]) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    }
+
+    func text(_ body: (inout JSONWriter) -> Void) -> String {
+        var w = JSONWriter()
+        body(&w)
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 
     @Test(arguments: [
@@ -13,22 +26,116 @@ import Testing
         "café", "日本語", "🎧 headphones", "e\u{301}", "\u{7F} delete",
     ])
     func everyStringComesBackAsItWas(_ s: String) throws {
-        let text = JSON.object([("k", .string(s)), ("list", .array([.string(s), .int(-3), .bool(true), .null]))])
-        let back = try #require(try parsed(text) as? [String: Any])
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("k"); w.string(s)
+        w.key("list")
+        w.beginArray()
+        w.string(s); w.int(-3); w.bool(true); w.null()
+        w.endArray()
+        w.endObject()
+        let back = try #require(try parsed(w.bytes) as? [String: Any])
         #expect(back["k"] as? String == s)
         #expect((back["list"] as? [Any])?.first as? String == s)
+        #expect((back["list"] as? [Any])?.count == 4)
         // Control characters never reach the text raw; nothing else is escaped.
-        #expect(text.bytes.allSatisfy { $0 >= 0x20 })
-        #expect(text.description == String(decoding: text.bytes, as: UTF8.self))
+        #expect(w.bytes.allSatisfy { $0 >= 0x20 })
     }
 
     @Test func numbersAndLiteralsAreJSON() throws {
-        #expect(JSON.double(.nan).description == "null")
-        #expect(JSON.double(.infinity).description == "null")
-        #expect(JSON.double(0.25).description == "0.25")
-        #expect(JSON.int(Int64.min).description == "-9223372036854775808")
-        #expect(JSON.object([]).description == "{}")
-        #expect(JSON.array([]).description == "[]")
-        #expect(JSON.object([("a", .bool(false)), ("b", .null)]).description == #"{"a":false,"b":null}"#)
+        #expect(text { $0.double(.nan) } == "null")
+        #expect(text { $0.double(.infinity) } == "null")
+        #expect(text { $0.double(0.25) } == "0.25")
+        #expect(text { $0.int(Int64.min) } == "-9223372036854775808")
+        #expect(text { $0.int(Int64.max) } == "9223372036854775807")
+        #expect(text { $0.int(0) } == "0")
+        #expect(text { $0.int(-7) } == "-7")
+        #expect(text { $0.beginObject(); $0.endObject() } == "{}")
+        #expect(text { $0.beginArray(); $0.endArray() } == "[]")
+        #expect(text { w in
+            w.beginObject()
+            w.key("a"); w.bool(false)
+            w.key("b"); w.null()
+            w.key("c"); w.beginArray(); w.beginObject(); w.endObject(); w.int(1); w.endArray()
+            w.endObject()
+        } == #"{"a":false,"b":null,"c":[{},1]}"#)
+    }
+
+    static let headphones = Port(name: "Headphones \"Pro\"", uid: "alsa_output.usb-1", type: .headphones)
+    static let speaker = Port(name: "Speaker", uid: "speaker", type: .builtInSpeaker)
+
+    /// Every notification the module publishes decodes, in the library, as itself.
+    @Test(arguments: [
+        SessionNotification.interruptionBegan(reason: .routeDisconnected),
+        .interruptionEnded(shouldResume: true),
+        .interruptionEnded(shouldResume: false),
+        .routeChange(reason: .oldDeviceUnavailable, previous: Route(inputs: [], outputs: [headphones]),
+                     current: Route(inputs: [speaker], outputs: [speaker])),
+        .silenceSecondaryAudioHint(begin: true),
+        .silenceSecondaryAudioHint(begin: false),
+        .mediaServicesWereLost,
+        .mediaServicesWereReset,
+        .activationResult(.success(nil)),
+        .activationResult(.success(.isBusy)),
+        .activationResult(.failure(SessionError(code: .insufficientPriority, message: "a call holds the audio\n(R6)"))),
+        .declarationRefused(SessionError(code: .badParam, message: "too long")),
+    ])
+    fileprivate func everyNotificationDecodesAsItself(_ n: SessionNotification) throws {
+        let bytes = MetadataFormat.event(sequence: 41, session: .stream(NodeID(77)), notification: n)
+        let e = try #require(PolicyEvent.decode(String(decoding: bytes, as: UTF8.self)), "\(String(decoding: bytes, as: UTF8.self))")
+        #expect(e.sequence == 41)
+        #expect(e.session == SessionRef(kind: .stream, id: 77))
+        #expect(e.notification == n)
+    }
+
+    @Test func aSessionsStateDecodesWithEveryField() throws {
+        let snap = SessionSnapshot(
+            category: .playAndRecord, mode: .voiceChat, options: [.duckOthers, .allowBluetoothHFP], active: true,
+            interrupted: true, interruptionReason: .builtInMicMuted, duckGain: 0.2, silenced: true, isPlaying: false,
+            streams: [NodeID(5), NodeID(4_000_000_000)], route: Route(inputs: [Self.speaker], outputs: [Self.headphones]),
+            isLegacy: false, applicationName: "Café \"call\"", priority: .call,
+            prefersNoInterruptionsFromSystemAlerts: true, prefersInterruptionOnRouteDisconnect: false,
+            secondaryAudioShouldBeSilencedHint: true, preferredOutputPortType: nil)
+        let bytes = MetadataFormat.session(.client(ClientID(9)), snap)
+        let s = try #require(PolicyMetadata.decode(SessionState.self, from: String(decoding: bytes, as: UTF8.self)))
+        #expect(s.session == SessionRef(kind: .client, id: 9))
+        #expect(s.application == "Café \"call\"")
+        #expect(s.legacy == false)
+        #expect(s.category == "playAndRecord")
+        #expect(s.mode == "voiceChat")
+        #expect(Set(s.options) == Set(snap.options.names))
+        #expect(s.priority == "call")
+        #expect(s.active && !s.playing && s.interrupted)
+        #expect(s.interruptionReason == "builtInMicMuted")
+        #expect(s.duckGain == 0.2)
+        #expect(s.silenced)
+        #expect(s.streams == [5, 4_000_000_000])
+        #expect(s.route.route == snap.route)
+        #expect(s.prefersNoInterruptionsFromSystemAlerts == true)
+        #expect(s.prefersInterruptionOnRouteDisconnect == false)
+        #expect(s.secondaryAudioShouldBeSilencedHint == true)
+
+        var legacy = snap
+        legacy.applicationName = nil
+        legacy.interruptionReason = nil
+        legacy.isLegacy = true
+        let l = try #require(PolicyMetadata.decode(
+            SessionState.self, from: String(decoding: MetadataFormat.session(.stream(NodeID(5)), legacy), as: UTF8.self)))
+        #expect(l.application == nil)
+        #expect(l.interruptionReason == nil)
+        #expect(l.legacy)
+        #expect(l.session == SessionRef(kind: .stream, id: 5))
+    }
+
+    @Test func theGlobalStateAndAPlayerDecode() throws {
+        let g = GlobalSnapshot(
+            currentRoute: Route(inputs: [], outputs: [Self.speaker]), silentMode: true, screenLocked: false,
+            isOtherAudioPlaying: true, secondaryAudioShouldBeSilencedHint: false, playingSessionCount: 3,
+            primaryAudioSessionCount: 1)
+        let d = try #require(PolicyMetadata.decode(GlobalState.self, from: String(decoding: MetadataFormat.global(g), as: UTF8.self)))
+        #expect(d.currentRoute.route == g.currentRoute)
+        #expect(d.silentMode && !d.screenLocked && d.isOtherAudioPlaying && !d.secondaryAudioShouldBeSilencedHint)
+        let player = try #require(try parsed(MetadataFormat.mpris(player: "org.mpris.MediaPlayer2.firefox.instance_1_8")) as? [String: Any])
+        #expect(player["player"] as? String == "org.mpris.MediaPlayer2.firefox.instance_1_8")
     }
 }

@@ -173,6 +173,26 @@ final class TestClock: @unchecked Sendable {
         #expect(core.pendingPublicationCount == 0)
     }
 
+    /// A key held from before an event that the event's decision publishes again is
+    /// written once, after the event, with the state the decision leaves: never the held
+    /// state first. A held key the decision leaves alone is written before the event.
+    @Test func aHeldKeyTheEventPublishesAgainIsWrittenOnlyAfterTheEvent() throws {
+        // Held: the music pauses and plays again, and the global state with it.
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        core.handle(.streamRunning(NodeID(Self.music), true))
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        #expect(core.pendingPublicationCount > 0)
+        _ = sink.take()
+        // The music plays again, and a call interrupts it: one decision, with events.
+        core.handle(.streamRunning(NodeID(Self.music), true))
+        for e in Recorded.phonePlays { core.handle(e) }
+        let writes = sink.take().metadataWrites
+        let event = try #require(writes.firstIndex { $0.key == "audio-session.event" }, "\(writes)")
+        let music = writes.indices.filter { writes[$0].key == "audio-session.session" && writes[$0].subject == Self.music }
+        #expect(!music.isEmpty && music.allSatisfy { $0 > event }, "\(writes.map { "\($0.subject) \($0.key)" })")
+        #expect(core.pendingPublicationCount == 0)
+    }
+
     @Test func aRecreatedMetadataObjectIsWrittenWholeAtOnce() {
         core.handle(.streamRunning(NodeID(Self.music), false))
         core.handle(.streamRunning(NodeID(Self.music), true))
