@@ -295,11 +295,14 @@ extension Integration {
                     recorder.nonZeroSamples(from: resumed, to: recorder.mark) > 0
                 }
             } catch {
-                // Seen twice (Firefox, PipeWire 1.4, a loaded machine, in the whole suite; never
-                // in 40 runs of this test alone): the policy faded the stream back in and resumed
-                // it, the browser said Playing, its stream ran on the headphones at full gain, and
-                // nothing reached them for 15 s. What the page's element, PulseAudio and
-                // pipewire-pulse's log say of the stream then is in the message.
+                // Seen twice before the module's resume learnt to leave a node its program had
+                // stopped (Firefox, PipeWire 1.4, a loaded machine): the bridge's report of
+                // Playing reached the policy before Firefox's uncork, the module turned the corked
+                // stream's node on, and the uncork then changed nothing in the daemon: the stream
+                // ran on the headphones at full gain and nothing reached them
+                // (r15AProgramThatPausedItselfDuringTheCallPlaysWhenItStartsAgain pins the cause).
+                // What the page's element, PulseAudio and pipewire-pulse's log say of the stream
+                // is in the message, should it happen again.
                 let pulse = (try? sandbox.run(["pactl", "list", "sink-inputs"], timeout: 10).stdout) ?? "(pactl failed)"
                 let page = site.reports.suffix(40).joined(separator: "\n")
                 let message = "\(error)\nstreams:\n\(Self.streams(sandbox))\npage:\n\(page)\nPulseAudio's sink inputs:\n\(pulse)" +
