@@ -16,25 +16,21 @@ struct JSONWriter {
         separated = true
     }
 
-    mutating func beginObject() {
+    mutating func beginObject() { open(UInt8(ascii: "{")) }
+    mutating func endObject() { close(UInt8(ascii: "}")) }
+    mutating func beginArray() { open(UInt8(ascii: "[")) }
+    mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// A container starts: its first value needs no comma.
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         separated = false
     }
 
-    mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        separated = true
-    }
-
-    mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        separated = false
-    }
-
-    mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+    /// A container ends: it was a value of the one around it.
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
         separated = true
     }
 
@@ -43,7 +39,8 @@ struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         k.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         separated = false
     }
 

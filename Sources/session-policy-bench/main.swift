@@ -118,14 +118,6 @@ func buildMixing(_ n: Int) -> SessionPolicy {
 struct Decision {
     var on: [Event]
     var off: [Event]
-    init(on: Event, off: Event) {
-        self.on = [on]
-        self.off = [off]
-    }
-    init(on: [Event], off: [Event]) {
-        self.on = on
-        self.off = off
-    }
 }
 
 /// Adds the measured session to the graph and returns its two decisions.
@@ -135,7 +127,7 @@ func measuredStream(_ p: inout SessionPolicy, _ props: Properties) -> Decision {
     _ = p.handle(.clientAdded(c, ["application.name": "measured"]))
     _ = p.handle(.streamAdded(n, client: c, direction: .output, props))
     _ = p.handle(.linkAdded(LinkID(900_000), output: n, input: speaker))
-    return Decision(on: .streamRunning(n, true), off: .streamRunning(n, false))
+    return Decision(on: [.streamRunning(n, true)], off: [.streamRunning(n, false)])
 }
 
 func measuredDeclared(_ p: inout SessionPolicy) -> Decision {
@@ -150,7 +142,7 @@ func measuredDeclared(_ p: inout SessionPolicy) -> Decision {
     on["audio.session.active"] = "true"
     var off = props
     off["audio.session.active"] = "false"
-    return Decision(on: .clientChanged(c, on), off: .clientChanged(c, off))
+    return Decision(on: [.clientChanged(c, on)], off: [.clientChanged(c, off)])
 }
 
 /// One declared client with `n` output streams, all linked and running.
@@ -169,7 +161,7 @@ func buildManyStreams(_ n: Int) -> SessionPolicy {
 
 func measuredManyStreams(_ p: inout SessionPolicy) -> Decision {
     let n = NodeID(900_000)
-    return Decision(on: .streamAdded(n, client: ClientID(900_000), direction: .output, [:]), off: .streamRemoved(n))
+    return Decision(on: [.streamAdded(n, client: ClientID(900_000), direction: .output, [:])], off: [.streamRemoved(n)])
 }
 
 /// A program on the AudioSession library that declared nothing, with one stream of silence
