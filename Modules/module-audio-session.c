@@ -309,6 +309,12 @@ struct impl {
 	bool flushing;			/**< handing held client changes to the core, which decides them next */
 
 	struct spa_list nodes;
+	/* The live nodes by global id (NULL where none): what the core, a program's
+	 * requests and the graph's events name by id is found without walking the list.
+	 * PipeWire reuses free ids, so the array stays as long as the daemon's own table
+	 * of objects; ids from NODE_INDEX_MAX up are looked up in the list. */
+	struct node_entry **node_index;
+	uint32_t node_index_size;
 	struct spa_list clients;
 	struct spa_list devices;
 	struct spa_list held_clients;	/**< struct client_entry whose changes wait for on_flush */
@@ -356,13 +362,52 @@ static as_core *core_for_event(struct impl *impl)
 
 /* ---- lookups ---------------------------------------------------------------- */
 
+/** Ids from here up are not indexed (8 bytes per id up to it). */
+#define NODE_INDEX_MAX	(1u << 16)
+
 static struct node_entry *find_node(struct impl *impl, uint32_t id)
 {
 	struct node_entry *n;
+
+	if (id < impl->node_index_size) {
+		n = impl->node_index[id];
+		return n != NULL && !n->removed ? n : NULL;
+	}
+	if (id < NODE_INDEX_MAX)
+		return NULL;
 	spa_list_for_each(n, &impl->nodes, link)
 		if (n->id == id && !n->removed)
 			return n;
 	return NULL;
+}
+
+/** Indexes `n` by its id. False when there is no memory for it (the node is not followed). */
+static bool node_index_add(struct impl *impl, struct node_entry *n)
+{
+	if (n->id >= NODE_INDEX_MAX)
+		return true;
+	if (n->id >= impl->node_index_size) {
+		uint32_t size = SPA_MAX(impl->node_index_size * 2, 64u);
+		struct node_entry **index;
+
+		while (size <= n->id)
+			size *= 2;
+		size = SPA_MIN(size, NODE_INDEX_MAX);
+		index = realloc(impl->node_index, size * sizeof(*index));
+		if (index == NULL)
+			return false;
+		memset(index + impl->node_index_size, 0, (size - impl->node_index_size) * sizeof(*index));
+		impl->node_index = index;
+		impl->node_index_size = size;
+	}
+	impl->node_index[n->id] = n;
+	return true;
+}
+
+static void node_index_remove(struct impl *impl, struct node_entry *n)
+{
+	if (n->id < impl->node_index_size && impl->node_index[n->id] == n)
+		impl->node_index[n->id] = NULL;
 }
 
 static struct device_entry *find_device(struct impl *impl, uint32_t id)
@@ -636,6 +681,7 @@ static void node_forget(struct node_entry *n)
 {
 	spa_hook_remove(&n->listener);
 	as_gain_clear(&n->impl->gains, &n->gain);
+	node_index_remove(n->impl, n);
 	spa_list_remove(&n->link);
 	free(n);
 }
@@ -857,6 +903,11 @@ static void add_node(struct impl *impl, struct pw_global *global)
 	n->kind = kind;
 	n->device_id = (uint32_t) pw_properties_get_uint32(props, PW_KEY_DEVICE_ID, SPA_ID_INVALID);
 	n->profile_device = pw_properties_get_int32(props, "card.profile.device", -1);
+	if (!node_index_add(impl, n)) {
+		pw_log_error("node %u: no memory to follow it", id);
+		free(n);
+		return;
+	}
 	as_gain_init(&n->gain, node, id);
 	spa_list_append(&impl->nodes, &n->link);
 	pw_impl_node_add_listener(node, &n->listener, &node_events, n);
@@ -1487,6 +1538,9 @@ static void impl_destroy(struct impl *impl)
 		node_forget(n);
 	spa_list_consume(c, &impl->clients, link)
 		client_forget(c);
+	free(impl->node_index);
+	impl->node_index = NULL;
+	impl->node_index_size = 0;
 	as_gains_clear(&impl->gains);
 	if (impl->flush_event)
 		pw_loop_destroy_source(pw_context_get_main_loop(impl->context), impl->flush_event);

@@ -80,6 +80,15 @@ extension PolicyStep {
         }
     }
 
+    /// Whether `globalSnapshot()` would equal `last`, read without making it.
+    func globalUnchanged(since last: GlobalSnapshot) -> Bool {
+        last.silentMode == model.silentMode && last.screenLocked == model.screenLocked
+            && last.playingSessionCount == index.playing.count && last.primaryAudioSessionCount == index.primary.count
+            && last.isOtherAudioPlaying == !index.playing.isEmpty
+            && last.secondaryAudioShouldBeSilencedHint == !index.primary.isEmpty
+            && last.currentRoute == index.availableRoute
+    }
+
     func globalSnapshot() -> GlobalSnapshot {
         GlobalSnapshot(
             currentRoute: index.availableRoute, silentMode: model.silentMode, screenLocked: model.screenLocked,

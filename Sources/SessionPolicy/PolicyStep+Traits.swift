@@ -163,7 +163,9 @@ extension PolicyReading {
     /// first stream's (in node order), else the default (soloAmbient, as on iOS).
     func declarationOf(_ c: ClientID) -> Declaration {
         if let d = model.clients[c]?.declaration { return d }
-        for n in (index.streamsOfClient[c] ?? []).sorted() {
+        // A stream with a declaration in force declares: only those are read, in node
+        // order, not every stream of the client.
+        for n in index.declaringStreamsOfClient[c] ?? [] {
             if let d = model.streams[n]?.declaration { return d }
         }
         return Declaration()

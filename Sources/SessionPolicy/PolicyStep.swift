@@ -72,12 +72,24 @@ struct PolicyStep: PolicyReading {
     mutating func finish() {
         for s in touched { updateMembership(s) }
         // A sorted array, not a copy of `touched`: `refreshGains` inserts into `touched`, and a
-        // copy still alive would make that insert duplicate the whole set.
-        let targets = refreshAll ? touched.union(index.active).sorted() : touched.sorted()
-        for s in targets { refreshGains(s) }
+        // copy still alive would make that insert duplicate the whole set. Most events touch
+        // one session: it needs no array.
+        if refreshAll {
+            for s in touched.union(index.active).sorted() { refreshGains(s) }
+        } else if touched.count == 1, let only = touched.first {
+            refreshGains(only)
+        } else if touched.count > 1 {
+            for s in touched.sorted() { refreshGains(s) }
+        }
         for n in fadeIns { fadeBackIn(n) }
         refreshHints()
-        for s in touched.sorted() { publish(s) }
+        if touched.count == 1, let only = touched.first {
+            publish(only)
+        } else if touched.count > 1 {
+            for s in touched.sorted() { publish(s) }
+        }
+        // The global state is made and compared only when something it shows changed.
+        if let last = model.lastGlobal, globalUnchanged(since: last) { return }
         let g = globalSnapshot()
         if g != model.lastGlobal {
             state.setPublishedGlobal(g)

@@ -40,6 +40,12 @@
 //             (`streamRemoved`), as a program creating and destroying streams does. Each
 //             republishes the session, whose published stream list has N + 1 entries, so the
 //             decision's output is O(N) by specification; the rest should not be.
+//   toggle:   N sessions as in idle, and a library program's undeclared stream that its owner
+//             activates and that runs, then stops (the daemon's pause/resume benchmark).
+//   churn:    one library program that declared nothing, with N streams (N counts streams),
+//             all linked and running. Decision: one more stream is added, linked and runs,
+//             then stops, is unlinked and removed (three events each half, the daemon's churn
+//             benchmark). Each of its streams is its own session: nothing should grow with N.
 import SessionPolicy
 import PipeWireFacts
 import AudioSessionCoreABI
@@ -187,6 +193,36 @@ func measuredToggle(_ p: inout SessionPolicy) -> Decision {
     return Decision(on: [.streamActivatedByOwner(s), .streamRunning(s, true)], off: [.streamRunning(s, false)])
 }
 
+/// A program on the AudioSession library that declared nothing, with `n` streams of
+/// silence on the speaker, as the daemon's churn benchmark makes them: one more stream is
+/// made, linked and runs, then stops, is unlinked and goes.
+func buildChurn(_ n: Int) -> SessionPolicy {
+    var p = baseGraph()
+    let c = ClientID(900_000)
+    _ = p.handle(.clientAdded(c, ["audio.session.library": "1", "application.name": "bench-churn"]))
+    for i in 0..<n {
+        let id = UInt32(100 + i)
+        _ = p.handle(.streamAdded(NodeID(id), client: c, direction: .output, churnStreamProps))
+        _ = p.handle(.linkAdded(LinkID(id), output: NodeID(id), input: speaker))
+        _ = p.handle(.streamRunning(NodeID(id), true))
+    }
+    return p
+}
+
+let churnStreamProps: Properties = [
+    "media.type": "Audio", "media.category": "Playback", "media.name": "bench-churn",
+    "application.name": "bench-churn", "node.name": "bench-churn",
+]
+
+func measuredChurn(_ p: inout SessionPolicy) -> Decision {
+    let n = NodeID(900_000)
+    let l = LinkID(900_000)
+    return Decision(
+        on: [.streamAdded(n, client: ClientID(900_000), direction: .output, churnStreamProps),
+             .linkAdded(l, output: n, input: speaker), .streamRunning(n, true)],
+        off: [.streamRunning(n, false), .linkRemoved(l), .streamRemoved(n)])
+}
+
 struct Workload {
     var name: String
     var build: (Int) -> SessionPolicy
@@ -206,6 +242,7 @@ let workloads = [
         rounds: { n in n >= 10_000 ? 200 : (n >= 1_000 ? 1_000 : 5_000) }),
     Workload(name: "many-streams", build: buildManyStreams, decision: measuredManyStreams, rounds: defaultRounds),
     Workload(name: "toggle", build: buildToggle, decision: measuredToggle, rounds: defaultRounds),
+    Workload(name: "churn", build: buildChurn, decision: measuredChurn, rounds: defaultRounds),
 ]
 
 func measure(_ w: Workload, _ n: Int) -> Row {
