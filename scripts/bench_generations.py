@@ -333,6 +333,8 @@ def faults_section(res):
     if not rows:
         return []
     L = ["## Faults and hostile input", "",
+         "Each system takes this section on a daemon started for it, so that every daemon has the same history "
+         "(started, then these rounds) whatever sections ran before. "
          "A client destroys the policy's `audio-session` metadata object three times (`pw-cli destroy`, systems with the "
          "module); then rounds of "
          "hostile clients (`Tests/Fixtures/stress-clients.c --rewrite 5`: 16 KiB values, 100 extra `audio.session.*` keys, "

@@ -184,6 +184,11 @@ public final class ModuleCore {
         decideHeldChanges()
         decide(event)
         writeHeldPublicationsIfDue()
+        if case .clientRemoved = event {
+            // After a crowd of clients, the tables of what was written give back their room.
+            written.shrinkIfSparse()
+            heldKeys.shrinkIfSparse()
+        }
         noteTime(since: started, "deciding \(event)")
     }
 

@@ -46,6 +46,10 @@ struct PolicyState: PolicyReading {
             model.clients[c] = nil
             model.switchRequests[c] = nil
             index.derived[.client(c)] = nil
+            // A client's streams and sessions went before it: after a crowd of clients,
+            // the tables give back the room they no longer use.
+            model.shrinkIfSparse()
+            index.shrinkIfSparse()
             return
         }
         let old = model.clients.updateValue(info, forKey: c)
