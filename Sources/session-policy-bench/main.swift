@@ -151,18 +151,28 @@ func measuredDeclared(_ p: inout SessionPolicy) -> Decision {
     return Decision(on: [.clientChanged(c, on)], off: [.clientChanged(c, off)])
 }
 
-/// One declared client with `n` output streams, all linked and running.
-func buildManyStreams(_ n: Int) -> SessionPolicy {
+/// Client 900000 with `n` output streams of `streamProps`, all linked to the speaker and running.
+func oneClientPlaying(_ n: Int, _ clientProps: Properties, streams streamProps: Properties) -> SessionPolicy {
     var p = baseGraph()
     let c = ClientID(900_000)
-    _ = p.handle(.clientAdded(c, ["audio.session.category": "playback", "application.name": "many"]))
+    _ = p.handle(.clientAdded(c, clientProps))
     for i in 0..<n {
         let id = UInt32(100 + i)
-        _ = p.handle(.streamAdded(NodeID(id), client: c, direction: .output, [:]))
+        _ = p.handle(.streamAdded(NodeID(id), client: c, direction: .output, streamProps))
         _ = p.handle(.linkAdded(LinkID(id), output: NodeID(id), input: speaker))
         _ = p.handle(.streamRunning(NodeID(id), true))
     }
     return p
+}
+
+/// The properties of a stream an AudioSession library program makes without a role.
+func libraryStreamProps(_ name: String) -> Properties {
+    ["media.type": "Audio", "media.category": "Playback", "media.name": name, "application.name": name, "node.name": name]
+}
+
+/// One declared client with `n` output streams, all linked and running.
+func buildManyStreams(_ n: Int) -> SessionPolicy {
+    oneClientPlaying(n, ["audio.session.category": "playback", "application.name": "many"], streams: [:])
 }
 
 func measuredManyStreams(_ p: inout SessionPolicy) -> Decision {
@@ -179,10 +189,7 @@ func buildToggle(_ n: Int) -> SessionPolicy {
     let c = ClientID(900_000)
     let s = NodeID(900_000)
     _ = p.handle(.clientAdded(c, ["audio.session.library": "1", "application.name": "bench-toggle"]))
-    _ = p.handle(.streamAdded(s, client: c, direction: .output, [
-        "media.type": "Audio", "media.category": "Playback", "media.name": "bench-toggle",
-        "application.name": "bench-toggle", "node.name": "bench-toggle",
-    ]))
+    _ = p.handle(.streamAdded(s, client: c, direction: .output, libraryStreamProps("bench-toggle")))
     _ = p.handle(.linkAdded(LinkID(900_000), output: s, input: speaker))
     _ = p.handle(.streamRunning(s, true))
     return p
@@ -197,22 +204,10 @@ func measuredToggle(_ p: inout SessionPolicy) -> Decision {
 /// silence on the speaker, as the daemon's churn benchmark makes them: one more stream is
 /// made, linked and runs, then stops, is unlinked and goes.
 func buildChurn(_ n: Int) -> SessionPolicy {
-    var p = baseGraph()
-    let c = ClientID(900_000)
-    _ = p.handle(.clientAdded(c, ["audio.session.library": "1", "application.name": "bench-churn"]))
-    for i in 0..<n {
-        let id = UInt32(100 + i)
-        _ = p.handle(.streamAdded(NodeID(id), client: c, direction: .output, churnStreamProps))
-        _ = p.handle(.linkAdded(LinkID(id), output: NodeID(id), input: speaker))
-        _ = p.handle(.streamRunning(NodeID(id), true))
-    }
-    return p
+    oneClientPlaying(n, ["audio.session.library": "1", "application.name": "bench-churn"], streams: churnStreamProps)
 }
 
-let churnStreamProps: Properties = [
-    "media.type": "Audio", "media.category": "Playback", "media.name": "bench-churn",
-    "application.name": "bench-churn", "node.name": "bench-churn",
-]
+let churnStreamProps = libraryStreamProps("bench-churn")
 
 func measuredChurn(_ p: inout SessionPolicy) -> Decision {
     let n = NodeID(900_000)
