@@ -264,21 +264,47 @@ def churn_cpu(system):
     return (system.get("churn") or {}).get("cpuMsPerThousandStreamEvents")
 
 
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    if n == 0:
+        return None
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def paired_ratio(mod_rounds, stock_rounds):
+    """The median of the rounds' ratios, each module round against the stock round that ran
+    next to it (round i of both, run one after the other), or None without such pairs."""
+    if not mod_rounds or not stock_rounds or len(mod_rounds) != len(stock_rounds):
+        return None
+    ratios = [a / b for a, b in zip(mod_rounds, stock_rounds) if num(a) is not None and num(b)]
+    return median(ratios) if len(ratios) == len(mod_rounds) else None
+
+
 def cost_ratios(mod, base):
     """The module's daemon CPU per event against stock's, per workload: [(label, module ms
-    per 1,000, stock ms per 1,000, ratio)], only where both were measured."""
+    per 1,000, stock ms per 1,000, ratio)], only where both were measured. The ratio is the
+    median of the paired rounds' ratios where the rounds alternated (each module round
+    against the stock round next to it: the machine's drift between rounds cancels in a
+    pair), else the ratio of the two medians."""
     out = []
     c, cb = mod.get("cpu") or {}, base.get("cpu") or {}
-    pairs = [("stream pause/resume", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand")),
-             ("stream churn (create/destroy)", churn_cpu(mod), churn_cpu(base))]
+    cc, ccb = mod.get("churnCost") or {}, base.get("churnCost") or {}
+    pairs = [("stream pause/resume", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand"),
+              paired_ratio(c.get("roundsMsPerThousand"), cb.get("roundsMsPerThousand"))),
+             ("stream churn (create/destroy)", churn_cpu(mod), churn_cpu(base),
+              paired_ratio(cc.get("roundsMsPerThousand"), ccb.get("roundsMsPerThousand"))
+              if cc.get("ok") and ccb.get("ok") else None)]
     floods = {f["mode"]: f for f in mod.get("propertyFloods") or [] if f.get("ok")}
     bfloods = {f["mode"]: f for f in base.get("propertyFloods") or [] if f.get("ok")}
     for mode, label in (("activation", "activation-request updates"), ("silent", "silent-mode flips")):
-        pairs.append((label, (floods.get(mode) or {}).get("cpuMsPerThousand"), (bfloods.get(mode) or {}).get("cpuMsPerThousand")))
-    for label, a, b in pairs:
+        a, b = floods.get(mode) or {}, bfloods.get(mode) or {}
+        pairs.append((label, a.get("cpuMsPerThousand"), b.get("cpuMsPerThousand"),
+                      paired_ratio(a.get("roundsMsPerThousand"), b.get("roundsMsPerThousand"))))
+    for label, a, b, paired in pairs:
         a, b = num(a), num(b)
         if a is not None and b:
-            out.append((label, a, b, a / b))
+            out.append((label, a, b, paired if paired is not None else a / b))
     return out
 
 
@@ -801,7 +827,11 @@ def md_daemon(res):
     ratios = cost_ratios(mod, base)
     if ratios:
         w("Daemon CPU per event, module against stock: " + "; ".join(
-            f"{label} {ratio:.3f}× ({a:.1f} against {b:.1f} ms per 1,000)" for label, a, b, ratio in ratios) + ".")
+            f"{label} {ratio:.3f}× (medians {a:.1f} against {b:.1f} ms per 1,000)" for label, a, b, ratio in ratios)
+          + ". Where the rounds alternated, the ratio is the median of the rounds' own ratios, each module round "
+          "against the stock round that ran next to it: the load of the machine drifts between rounds by more than "
+          "the module adds, and within a pair that drift cancels; the medians of the two systems' rounds are given "
+          "for reference.")
         w("")
     if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         w(f"Ratio: the daemon's idle RSS with the module is {i['rssKiB'] / ib['rssKiB']:.2f}× the baseline's "

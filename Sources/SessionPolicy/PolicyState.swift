@@ -356,14 +356,16 @@ extension PolicyState {
     /// Forgets the programs left to review and the trait changes left to apply: a step
     /// leaves neither behind (the next event's review sees the state as it is).
     mutating func dropProgramWork() {
-        programsToReview = []
-        traitChanges = [:]
+        // Nothing is done to what is empty and small: most steps leave neither behind.
+        if !programsToReview.isEmpty || programsToReview.capacity > 64 { programsToReview = Set() }
+        if !traitChanges.isEmpty || traitChanges.capacity > 64 { traitChanges = Dictionary() }
     }
 
     /// The sessions whose traits the graph changed since the last call, with their traits before.
     mutating func takeTraitChanges() -> [SessionID: SessionTraits] {
-        defer { traitChanges = [:] }
-        return traitChanges
+        var taken = [SessionID: SessionTraits]()
+        if !traitChanges.isEmpty { swap(&taken, &traitChanges) }
+        return taken
     }
 
     /// R43: a stream changed what it adds to its program (`before`, counted until now): the

@@ -98,7 +98,7 @@ extension PolicyStep {
             targets = []
             for s in touched where index.active.contains(s) { targets.append(s) }
             for s in justActivated where index.active.contains(s) && !touched.contains(s) { targets.append(s) }
-            targets.sort()
+            if targets.count > 1 { targets.sort() }
         }
         guard !targets.isEmpty else { return }
         // The clients with primary audio: none, exactly one, or several.

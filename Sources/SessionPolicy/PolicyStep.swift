@@ -47,7 +47,9 @@ struct PolicyStep: PolicyReading {
     }
 
     static func empty(_ set: inout Set<SessionID>) {
-        if set.capacity > 64 { set = [] } else { set.removeAll(keepingCapacity: true) }
+        // An empty set is left as it is: clearing it would still visit its storage.
+        if set.isEmpty { return }
+        if set.capacity > 64 { set = Set() } else { set.removeAll(keepingCapacity: true) }
     }
 
     /// What a declaration may hold (F5, `DeclarationLimits`): one too large is refused as a
