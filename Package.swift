@@ -2,6 +2,12 @@
 // Audio sessions for PipeWire: Apple's audio-session model as a PipeWire policy.
 import PackageDescription
 
+// The code that runs inside the PipeWire daemon is compiled one function to a section, so
+// that the module's link (meson-shim) can lay the functions a decision runs side by side
+// (meson-shim/hot-symbols.txt): the daemon runs a decision on cold caches, and fewer
+// pages of code per event cost it less.
+let daemonCode: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"])]
+
 let package = Package(
     name: "pipewire-audio-session",
     products: [
@@ -24,16 +30,16 @@ let package = Package(
     targets: [
         // Apple's audio-session rules as a pure state machine. Standard library only:
         // it is loaded into the PipeWire daemon.
-        .target(name: "SessionPolicy", dependencies: ["AudioSessionVocabulary"]),
+        .target(name: "SessionPolicy", dependencies: ["AudioSessionVocabulary"], swiftSettings: daemonCode),
         // The words applications and the policy share: category, mode, options, ports,
         // routes, notifications, errors and the declaration's property keys.
-        .target(name: "AudioSessionVocabulary"),
+        .target(name: "AudioSessionVocabulary", swiftSettings: daemonCode),
         // A sink's or source's port read from PipeWire's properties: shared by the translation
         // and by the clients (the library, pw-session), which describe routes the same way.
-        .target(name: "PipeWirePorts", dependencies: ["AudioSessionVocabulary"]),
+        .target(name: "PipeWirePorts", dependencies: ["AudioSessionVocabulary"], swiftSettings: daemonCode),
         // The translation layer: PipeWire's property sets read as the policy's typed facts
         // and events. The one place that knows PipeWire's property names.
-        .target(name: "PipeWireFacts", dependencies: ["SessionPolicy", "PipeWirePorts"]),
+        .target(name: "PipeWireFacts", dependencies: ["SessionPolicy", "PipeWirePorts"], swiftSettings: daemonCode),
 
         // libpipewire-0.3 headers and link flags, from pkg-config.
         .systemLibrary(
@@ -47,7 +53,7 @@ let package = Package(
         // The one C header between the module (Modules/) and the Swift core.
         .target(name: "AudioSessionCoreABI"),
         // The Swift side of the module: @_cdecl entry points over SessionPolicy.
-        .target(name: "AudioSessionModuleCore", dependencies: ["SessionPolicy", "PipeWireFacts", "AudioSessionCoreABI"]),
+        .target(name: "AudioSessionModuleCore", dependencies: ["SessionPolicy", "PipeWireFacts", "AudioSessionCoreABI"], swiftSettings: daemonCode),
 
         // The headless PipeWire sandbox (pw-session sandbox, the integration tests, make bench).
         .target(name: "Sandbox"),
