@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import statistics
 
 import matplotlib
 
@@ -264,21 +265,13 @@ def churn_cpu(system):
     return (system.get("churn") or {}).get("cpuMsPerThousandStreamEvents")
 
 
-def median(values):
-    v = sorted(values)
-    n = len(v)
-    if n == 0:
-        return None
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-
-
 def paired_ratio(mod_rounds, stock_rounds):
     """The median of the rounds' ratios, each module round against the stock round that ran
     next to it (round i of both, run one after the other), or None without such pairs."""
     if not mod_rounds or not stock_rounds or len(mod_rounds) != len(stock_rounds):
         return None
     ratios = [a / b for a, b in zip(mod_rounds, stock_rounds) if num(a) is not None and num(b)]
-    return median(ratios) if len(ratios) == len(mod_rounds) else None
+    return statistics.median(ratios) if len(ratios) == len(mod_rounds) else None
 
 
 def cost_ratios(mod, base):
