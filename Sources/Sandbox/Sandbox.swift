@@ -519,15 +519,30 @@ public final class Sandbox: @unchecked Sendable {
         directory + "/state/wireplumber/" + (pipewire.wirePlumberUsesProfiles ? "stream-properties" : "restore-stream")
     }
 
-    /// The node name WirePlumber chose as default sink (`default.audio.sink`).
-    public func defaultSinkName() -> String? {
-        guard let r = try? run(["pw-metadata", "-n", "default", "0", "default.audio.sink"], timeout: 5),
-              r.status == 0 else { return nil }
-        // update: id:0 key:'default.audio.sink' value:'{"name":"headphones"}' type:'Spa:String:JSON'
-        guard let range = r.stdout.range(of: "\"name\":\"") else { return nil }
-        let rest = r.stdout[range.upperBound...]
-        guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end])
+    /// The node name WirePlumber chose as default sink (`default.audio.sink`), or nil when
+    /// there is none (or `pw-metadata` cannot be run).
+    ///
+    /// The "default" metadata belongs to WirePlumber, which exports it to the daemon: a client
+    /// that binds it gets its keys from WirePlumber, and with PipeWire 1.6 and WirePlumber
+    /// 0.5.18 they were seen to arrive after the daemon had already answered the client's
+    /// round trip, so a one-shot `pw-metadata` read printed no key at all although the default
+    /// sink never changed (a few reads in a hundred; each such bind also made WirePlumber send
+    /// the same value again to every listener). A read that finds the metadata but no key is
+    /// therefore repeated, for up to `settle` seconds, before it counts as "no default sink".
+    public func defaultSinkName(settle: TimeInterval = 2) -> String? {
+        let deadline = Date().addingTimeInterval(settle)
+        while true {
+            guard let r = try? run(["pw-metadata", "-n", "default", "0", "default.audio.sink"], timeout: 5),
+                  r.status == 0 else { return nil }
+            // update: id:0 key:'default.audio.sink' value:'{"name":"headphones"}' type:'Spa:String:JSON'
+            if let range = r.stdout.range(of: "\"name\":\"") {
+                let rest = r.stdout[range.upperBound...]
+                guard let end = rest.firstIndex(of: "\"") else { return nil }
+                return String(rest[..<end])
+            }
+            if r.stdout.contains("update:") || Date() >= deadline { return nil }
+            usleep(20_000)
+        }
     }
 
     /// Creates a virtual output and waits until its node exists.

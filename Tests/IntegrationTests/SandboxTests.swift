@@ -27,6 +27,20 @@ extension Integration {
             sandbox.stop() // idempotent
         }
 
+        /// WirePlumber's "default" metadata reaches a new reader through WirePlumber itself;
+        /// on PipeWire 1.6 a one-shot read sometimes came back empty (a few in a hundred).
+        /// Every read must name the default sink that never changed.
+        @Test func defaultSinkReadsAreStable() throws {
+            let sandbox = try Sandbox.start(SandboxOptions(loadModule: false))
+            defer { sandbox.stop() }
+            var misses: [String?] = []
+            for _ in 0..<200 {
+                let name = sandbox.defaultSinkName()
+                if name != "headphones" { misses.append(name) }
+            }
+            #expect(misses.isEmpty, "reads that did not name the headphones: \(misses)")
+        }
+
         @Test func unknownDeviceNameIsAClearError() throws {
             #expect(throws: SandboxError.self) { try VirtualDevice.parseList("speaker,tuba") }
             #expect(try VirtualDevice.parseList("headphones") == [.headphones])
