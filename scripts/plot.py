@@ -274,6 +274,34 @@ def paired_ratio(mod_rounds, stock_rounds):
     return statistics.median(ratios) if len(ratios) == len(mod_rounds) else None
 
 
+def paired_spread(mod_rounds, stock_rounds):
+    """The middle half of the paired rounds' ratios (first and third quartile), or None
+    with fewer than four pairs: how far one pair of rounds can stray from the median."""
+    if not mod_rounds or not stock_rounds or len(mod_rounds) != len(stock_rounds) or len(mod_rounds) < 4:
+        return None
+    ratios = [a / b for a, b in zip(mod_rounds, stock_rounds) if num(a) is not None and num(b)]
+    if len(ratios) < 4:
+        return None
+    q = statistics.quantiles(ratios, n=4)
+    return q[0], q[2]
+
+
+def cost_spreads(mod, base):
+    """{label: (first quartile, third quartile)} of the paired rounds' ratios, per workload
+    of cost_ratios, where the rounds alternated."""
+    c, cb = mod.get("cpu") or {}, base.get("cpu") or {}
+    cc, ccb = mod.get("churnCost") or {}, base.get("churnCost") or {}
+    out = {"stream pause/resume": paired_spread(c.get("roundsMsPerThousand"), cb.get("roundsMsPerThousand")),
+           "stream churn (create/destroy)": paired_spread(cc.get("roundsMsPerThousand"), ccb.get("roundsMsPerThousand"))
+           if cc.get("ok") and ccb.get("ok") else None}
+    floods = {f["mode"]: f for f in mod.get("propertyFloods") or [] if f.get("ok")}
+    bfloods = {f["mode"]: f for f in base.get("propertyFloods") or [] if f.get("ok")}
+    for mode, label in (("activation", "activation-request updates"), ("silent", "silent-mode flips")):
+        a, b = floods.get(mode) or {}, bfloods.get(mode) or {}
+        out[label] = paired_spread(a.get("roundsMsPerThousand"), b.get("roundsMsPerThousand"))
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def cost_ratios(mod, base):
     """The module's daemon CPU per event against stock's, per workload: [(label, module ms
     per 1,000, stock ms per 1,000, ratio)], only where both were measured. The ratio is the
@@ -819,12 +847,19 @@ def md_daemon(res):
         w("")
     ratios = cost_ratios(mod, base)
     if ratios:
+        spreads = cost_spreads(mod, base)
+
+        def spread(label):
+            q = spreads.get(label)
+            return f", the middle half of the pairs {q[0]:.2f}–{q[1]:.2f}×" if q else ""
         w("Daemon CPU per event, module against stock: " + "; ".join(
-            f"{label} {ratio:.3f}× (medians {a:.1f} against {b:.1f} ms per 1,000)" for label, a, b, ratio in ratios)
+            f"{label} {ratio:.3f}× (medians {a:.1f} against {b:.1f} ms per 1,000{spread(label)})"
+            for label, a, b, ratio in ratios)
           + ". Where the rounds alternated, the ratio is the median of the rounds' own ratios, each module round "
           "against the stock round that ran next to it: the load of the machine drifts between rounds by more than "
           "the module adds, and within a pair that drift cancels; the medians of the two systems' rounds are given "
-          "for reference.")
+          "for reference, and the middle half of the pairs' ratios (first to third quartile) says how far one pair "
+          "strays from the median.")
         w("")
     if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         w(f"Ratio: the daemon's idle RSS with the module is {i['rssKiB'] / ib['rssKiB']:.2f}× the baseline's "
