@@ -18,14 +18,16 @@ mkdir -p "$out" docs/bench
 
 ./scripts/ensure-deps.sh
 
-# The plotting tool (Debian's matplotlib for Debian's python3, not a pyenv/venv python)
-# and the profiler for the profile section (perf, from linux-perf).
+# The plotting tool (Debian's matplotlib for Debian's python3, not a pyenv/venv python),
+# the profiler for the profile section (perf, from linux-perf) and the cache simulator
+# that counts what one decision fetches (valgrind).
 missing=""
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || missing="$missing python3-matplotlib"
 command -v perf >/dev/null 2>&1 || missing="$missing linux-perf"
+command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
 if [ -n "$missing" ]; then
   if [ "$(id -u)" -eq 0 ]; then
-    echo "bench: installing$missing (plots, profile)" >&2
+    echo "bench: installing$missing (plots, profile, cache simulation)" >&2
     export DEBIAN_FRONTEND=noninteractive
     apt-get install -y -q --no-install-recommends $missing >&2 ||
       { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends $missing >&2; }
@@ -58,6 +60,12 @@ else
   rm -f "$out/policy.json.tmp" "$out/policy.json"
 fi
 
+echo "bench: what one decision fetches into cold caches (scripts/footprint.py, cachegrind)" >&2
+if ! /usr/bin/python3 scripts/footprint.py --bench "$bin/session-policy-bench" --json "$out/footprint.json" >&2; then
+  echo "bench: footprint.py failed; the report goes without it" >&2
+  rm -f "$out/footprint.json"
+fi
+
 echo "bench: audio-session-bench (module vs stock WirePlumber, in sandboxes)" >&2
 AUDIO_SESSION_MODULE_DIR="$PWD/build/meson" "$bin/audio-session-bench" --out "$out" --command "make bench" \
   --pw14-prefix "$pw14" --pw14-module-dir "$PWD/build/meson-pw1.4" \
@@ -65,6 +73,6 @@ AUDIO_SESSION_MODULE_DIR="$PWD/build/meson" "$bin/audio-session-bench" --out "$o
 
 end=$(date +%s)
 echo "bench: plots and BENCHMARKS.md" >&2
-/usr/bin/python3 scripts/plot.py --results "$out/results.json" --policy "$out/policy.json" \
+/usr/bin/python3 scripts/plot.py --results "$out/results.json" --policy "$out/policy.json" --footprint "$out/footprint.json" \
   --out docs/bench --markdown BENCHMARKS.md --readme README.md --wall $((end - start))
 echo "bench: done in $(( $(date +%s) - start )) s (BENCHMARKS.md, docs/bench/*.png)" >&2

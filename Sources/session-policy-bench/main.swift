@@ -50,6 +50,9 @@ import SessionPolicy
 import PipeWireFacts
 import AudioSessionCoreABI
 import AudioSessionModuleCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Row {
     var workload: String
@@ -332,11 +335,27 @@ func values(of flag: String) -> [String] {
 }
 
 let json = CommandLine.arguments.contains("--json")
+let sizes = [10, 100, 1_000, 10_000]
 let onlyWorkloads = Set(values(of: "--workload"))
 let onlySizes = Set(values(of: "--sessions").compactMap { Int($0) })
+let unknownWorkloads = onlyWorkloads.subtracting(workloads.map(\.name)).sorted()
+let unknownSizes = values(of: "--sessions").filter { Int($0).map { !sizes.contains($0) } ?? true }
+if !unknownWorkloads.isEmpty || !unknownSizes.isEmpty {
+    var message = ""
+    if !unknownWorkloads.isEmpty {
+        message += "session-policy-bench: no workload named \(unknownWorkloads.joined(separator: ", ")); "
+            + "the workloads are \(workloads.map(\.name).joined(separator: ", ")).\n"
+    }
+    if !unknownSizes.isEmpty {
+        message += "session-policy-bench: --sessions takes one of \(sizes.map(String.init).joined(separator: ", ")), "
+            + "not \(unknownSizes.joined(separator: ", ")).\n"
+    }
+    _ = message.withCString { write(2, $0, strlen($0)) }
+    exit(2)
+}
 var rows: [Row] = []
 for w in workloads where onlyWorkloads.isEmpty || onlyWorkloads.contains(w.name) {
-    for n in [10, 100, 1_000, 10_000] where onlySizes.isEmpty || onlySizes.contains(n) {
+    for n in sizes where onlySizes.isEmpty || onlySizes.contains(n) {
         rows.append(measure(w, n))
     }
 }
