@@ -64,7 +64,7 @@ def read_cachegrind(path):
 def run_cachegrind(bench, workload, sessions, rounds, out):
     cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--LL={LL_BYTES},16,64",
            f"--cachegrind-out-file={out}", bench, "--workload", workload, "--sessions", str(sessions),
-           "--module-core", "--rounds", str(rounds), "--cold", str(EVICT_BYTES)]
+           "--module-core", "--untimed", "--rounds", str(rounds), "--cold", str(EVICT_BYTES)]
     # Swift seeds its hash tables per process; without a fixed seed the tables' layout, and
     # with it the lines touched, differs a little from one run to the next.
     env = dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1")

@@ -2,7 +2,7 @@
 //
 // Usage: swift run -c release --scratch-path .build-policy session-policy-bench
 //            [--json] [--workload NAME]... [--sessions N]... [--cold BYTES] [--rounds N]
-//            [--module-core]
+//            [--module-core] [--untimed]
 //
 // `--cold BYTES` writes through a buffer of BYTES before each decision, so that it runs
 // with cold caches as in the daemon (e.g. --cold 8388608); without it decisions run back
@@ -11,6 +11,9 @@
 // `--module-core` decides through `ModuleCore.handle(_:)` instead: the module's Swift side as
 // the daemon runs it (held property changes, the publishing interval, the metadata's JSON),
 // with effect callbacks that do nothing. The graph is built on the policy and handed over.
+//
+// `--untimed` runs the decisions without reading the clock around them and reports no time:
+// for a cache simulator (scripts/footprint.py), which should count the decisions' own work.
 //
 // One decision = one `SessionPolicy.handle(_:)` call. Each round measures two decisions, a
 // stream starting (`streamRunning(true)`) and the same stream stopping (`streamRunning(false)`),
@@ -256,6 +259,14 @@ func measure(_ w: Workload, _ n: Int) -> Row {
     var fx: [Effect] = []
     let core = throughModuleCore ? moduleCore(continuing: p) : nil
     for i in 0..<(rounds + warmUp) {
+        if untimed {
+            // Decisions only, no clock read around them (a cache simulator's count).
+            evictCaches()
+            for e in d.on { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
+            evictCaches()
+            for e in d.off { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
+            continue
+        }
         evictCaches()
         let t0 = clock.now
         for e in d.on { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
@@ -291,6 +302,9 @@ let coldBytes = max(0, values(of: "--cold").last.flatMap { Int($0) } ?? 0)
 nonisolated(unsafe) let coldBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(64, coldBytes), alignment: 64)
 
 let throughModuleCore = CommandLine.arguments.contains("--module-core")
+/// `--untimed`: the decisions run without the clock read around each (the rows report no
+/// time): what a cache simulator counts is then only the decisions' own work.
+let untimed = CommandLine.arguments.contains("--untimed")
 
 /// A module core that continues from `policy`, its effects going nowhere (the effect count
 /// is not reported for it).
