@@ -1005,8 +1005,10 @@ def md_footprint(fp):
     w("")
     w("| decision | sessions | instructions | cold code lines | cold data lines read | written | functions |")
     w("|---|---:|---:|---:|---:|---:|---:|")
+    what = {"toggle": "a stream starts or stops (toggle)", "churn": "a stream comes or goes (churn)",
+            "declared": "a declared session's property change is held (declared)"}
     for r in rows:
-        w(f"| {r['workload']} | {r['sessions']} | {r['instructions']:,} | {r['coldCodeLines']:,} | "
+        w(f"| {what.get(r['workload'], r['workload'])} | {r['sessions']} | {r['instructions']:,} | {r['coldCodeLines']:,} | "
           f"{r['coldDataLinesRead']:,} | {r['coldDataLinesWritten']:,} | {r['functionsTouched']} |")
     w("")
     for r in rows:
