@@ -265,41 +265,56 @@ def churn_cpu(system):
     return (system.get("churn") or {}).get("cpuMsPerThousandStreamEvents")
 
 
-def paired_ratio(mod_rounds, stock_rounds):
-    """The median of the rounds' ratios, each module round against the stock round that ran
-    next to it (round i of both, run one after the other), or None without such pairs."""
+def paired_ratios(mod_rounds, stock_rounds):
+    """Each module round's figure against the stock round that ran next to it (round i of
+    both, run one after the other), or None without such pairs."""
     if not mod_rounds or not stock_rounds or len(mod_rounds) != len(stock_rounds):
         return None
     ratios = [a / b for a, b in zip(mod_rounds, stock_rounds) if num(a) is not None and num(b)]
-    return statistics.median(ratios) if len(ratios) == len(mod_rounds) else None
+    return ratios if len(ratios) == len(mod_rounds) else None
+
+
+def paired_ratio(mod_rounds, stock_rounds):
+    """The median of the paired rounds' ratios, or None without such pairs."""
+    ratios = paired_ratios(mod_rounds, stock_rounds)
+    return statistics.median(ratios) if ratios else None
 
 
 def paired_spread(mod_rounds, stock_rounds):
     """The middle half of the paired rounds' ratios (first and third quartile), or None
     with fewer than four pairs: how far one pair of rounds can stray from the median."""
-    if not mod_rounds or not stock_rounds or len(mod_rounds) != len(stock_rounds) or len(mod_rounds) < 4:
-        return None
-    ratios = [a / b for a, b in zip(mod_rounds, stock_rounds) if num(a) is not None and num(b)]
-    if len(ratios) < 4:
+    ratios = paired_ratios(mod_rounds, stock_rounds)
+    if not ratios or len(ratios) < 4:
         return None
     q = statistics.quantiles(ratios, n=4)
     return q[0], q[2]
 
 
-def cost_spreads(mod, base):
-    """{label: (first quartile, third quartile)} of the paired rounds' ratios, per workload
-    of cost_ratios, where the rounds alternated."""
+def cost_workloads(mod, base):
+    """Per workload of the daemon-cost comparison: (label, module ms per 1,000, stock ms per
+    1,000, module rounds, stock rounds); the rounds are None where they did not alternate."""
     c, cb = mod.get("cpu") or {}, base.get("cpu") or {}
     cc, ccb = mod.get("churnCost") or {}, base.get("churnCost") or {}
-    out = {"stream pause/resume": paired_spread(c.get("roundsMsPerThousand"), cb.get("roundsMsPerThousand")),
-           "stream churn (create/destroy)": paired_spread(cc.get("roundsMsPerThousand"), ccb.get("roundsMsPerThousand"))
-           if cc.get("ok") and ccb.get("ok") else None}
+    churn_alternated = cc.get("ok") and ccb.get("ok")
+    rows = [("stream pause/resume", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand"),
+             c.get("roundsMsPerThousand"), cb.get("roundsMsPerThousand")),
+            ("stream churn (create/destroy)", churn_cpu(mod), churn_cpu(base),
+             cc.get("roundsMsPerThousand") if churn_alternated else None,
+             ccb.get("roundsMsPerThousand") if churn_alternated else None)]
     floods = {f["mode"]: f for f in mod.get("propertyFloods") or [] if f.get("ok")}
     bfloods = {f["mode"]: f for f in base.get("propertyFloods") or [] if f.get("ok")}
     for mode, label in (("activation", "activation-request updates"), ("silent", "silent-mode flips")):
         a, b = floods.get(mode) or {}, bfloods.get(mode) or {}
-        out[label] = paired_spread(a.get("roundsMsPerThousand"), b.get("roundsMsPerThousand"))
-    return {k: v for k, v in out.items() if v is not None}
+        rows.append((label, a.get("cpuMsPerThousand"), b.get("cpuMsPerThousand"),
+                     a.get("roundsMsPerThousand"), b.get("roundsMsPerThousand")))
+    return rows
+
+
+def cost_spreads(mod, base):
+    """{label: (first quartile, third quartile)} of the paired rounds' ratios, per workload
+    of cost_ratios, where the rounds alternated."""
+    spreads = {label: paired_spread(mr, sr) for label, _, _, mr, sr in cost_workloads(mod, base)}
+    return {k: v for k, v in spreads.items() if v is not None}
 
 
 def cost_ratios(mod, base):
@@ -309,19 +324,7 @@ def cost_ratios(mod, base):
     against the stock round next to it: the machine's drift between rounds cancels in a
     pair), else the ratio of the two medians."""
     out = []
-    c, cb = mod.get("cpu") or {}, base.get("cpu") or {}
-    cc, ccb = mod.get("churnCost") or {}, base.get("churnCost") or {}
-    pairs = [("stream pause/resume", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand"),
-              paired_ratio(c.get("roundsMsPerThousand"), cb.get("roundsMsPerThousand"))),
-             ("stream churn (create/destroy)", churn_cpu(mod), churn_cpu(base),
-              paired_ratio(cc.get("roundsMsPerThousand"), ccb.get("roundsMsPerThousand"))
-              if cc.get("ok") and ccb.get("ok") else None)]
-    floods = {f["mode"]: f for f in mod.get("propertyFloods") or [] if f.get("ok")}
-    bfloods = {f["mode"]: f for f in base.get("propertyFloods") or [] if f.get("ok")}
-    for mode, label in (("activation", "activation-request updates"), ("silent", "silent-mode flips")):
-        a, b = floods.get(mode) or {}, bfloods.get(mode) or {}
-        pairs.append((label, a.get("cpuMsPerThousand"), b.get("cpuMsPerThousand"),
-                      paired_ratio(a.get("roundsMsPerThousand"), b.get("roundsMsPerThousand"))))
+    pairs = [(label, a, b, paired_ratio(mr, sr)) for label, a, b, mr, sr in cost_workloads(mod, base)]
     for label, a, b, paired in pairs:
         a, b = num(a), num(b)
         if a is not None and b:
@@ -1203,6 +1206,17 @@ def update_readme(path, section):
     open(path, "w", encoding="utf-8").write(text)
 
 
+def optional_json(path):
+    """The JSON document at `path`, or None when there is none or it cannot be read as JSON
+    (the report then goes without its section)."""
+    if not os.path.exists(path):
+        return None
+    try:
+        return json.load(open(path, encoding="utf-8"))
+    except ValueError:
+        return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", default="bench-out/results.json")
@@ -1214,18 +1228,8 @@ def main():
     ap.add_argument("--wall", type=float, default=None)
     a = ap.parse_args()
     res = json.load(open(a.results, encoding="utf-8"))
-    policy = None
-    if os.path.exists(a.policy):
-        try:
-            policy = json.load(open(a.policy, encoding="utf-8"))
-        except ValueError:
-            policy = None
-    footprint = None
-    if os.path.exists(a.footprint):
-        try:
-            footprint = json.load(open(a.footprint, encoding="utf-8"))
-        except ValueError:
-            footprint = None
+    policy = optional_json(a.policy)
+    footprint = optional_json(a.footprint)
     os.makedirs(a.out, exist_ok=True)
     plots = {
         "headphones": plot_headphones(res, a.out),
