@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""The module's hot functions must lie side by side.
+
+meson.build links the module with its hot functions (hot-symbols.txt) laid out together, so
+that a decision on cold caches touches few pages of code. The linker moves sections, not
+functions: a listed name that lives in a large shared section (the static Swift standard
+library compiles most of itself into one 1.6 MB section) drags that whole section into the
+list's order and scatters every function after it. This fails when the listed functions
+the module holds spread over more than twice their own size.
+
+Usage: check-layout.py MODULE HOT_SYMBOLS
+"""
+import subprocess
+import sys
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__.strip().splitlines()[-1])
+    module, listing = sys.argv[1], sys.argv[2]
+    with open(listing) as f:
+        wanted = {line.strip() for line in f if line.strip()}
+    out = subprocess.run(["nm", "-S", "--defined-only", module], capture_output=True, text=True, check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in "tT" and fields[3] in wanted and fields[3] not in found:
+            found[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+    if len(found) < len(wanted) // 2:
+        sys.exit(f"FAIL: only {len(found)} of the {len(wanted)} listed functions are in {module}")
+    start = min(a for a, _ in found.values())
+    end = max(a + s for a, s in found.values())
+    total = sum(s for _, s in found.values())
+    span = end - start
+    print(f"{len(found)} hot functions, {total // 1024} KiB of code, spread over {span // 1024} KiB")
+    if span > 2 * total:
+        far = sorted(found.items(), key=lambda kv: kv[1][0])
+        gaps = sorted(((b[1][0] - (a[1][0] + a[1][1]), b[0]) for a, b in zip(far, far[1:])), reverse=True)[:3]
+        for gap, name in gaps:
+            print(f"  {gap // 1024} KiB of other code before {name}")
+        sys.exit(f"FAIL: the hot functions of {module} are spread over {span // 1024} KiB, more than twice their size")
+
+
+if __name__ == "__main__":
+    main()
