@@ -175,11 +175,12 @@ public final class ModuleCore {
             pendingChanges[object] = (pendingOrder, event)
             return
         }
-        // The held changes decided first count towards this event's time in the loop. The
-        // policy answers an event that asks it nothing (an owner's activation of a stream it
-        // does not hold) without deciding it, after the held changes: they may make it a
-        // request. (Asked from here, outside a call that changes the policy, the question
-        // would copy the whole policy value for every event.)
+        // An event that asks the policy nothing (an owner's activation of a stream it does
+        // not hold: one for every stream that starts) is dropped here when no held change
+        // waits to be decided before it; a held change may make it a request, so with one
+        // waiting it goes the whole way, and the policy answers it after the held changes.
+        if pendingChanges.isEmpty && policy.asksNothingInPlace(event) { return }
+        // The held changes decided first count towards this event's time in the loop.
         let started = Self.now()
         decideHeldChanges()
         decide(event)

@@ -165,6 +165,11 @@ public struct SessionPolicy: Sendable {
         return false
     }
 
+    /// `asksNothing(_:)` for a caller that keeps the policy in a class's stored property:
+    /// asked through a mutating call, the policy is read where it lies; a non-mutating call
+    /// on such a property copies the whole policy first (it changes nothing).
+    public mutating func asksNothingInPlace(_ event: Event) -> Bool { asksNothing(event) }
+
     /// A step over the current state that only reads (its copies share storage).
     var reader: PolicyStep { step }
 

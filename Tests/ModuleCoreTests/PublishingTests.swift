@@ -103,6 +103,30 @@ final class TestClock: @unchecked Sendable {
         #expect(pendingPublishTimer == nil)
     }
 
+    /// An owner's activation of a stream the policy does not hold asks it nothing (one comes
+    /// with every stream that starts): the module core drops it before it does anything
+    /// else, so it carries no held write either; the timer (or the next decision) does.
+    @Test func anActivationThatAsksNothingIsDroppedAndCarriesNoWrite() throws {
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        _ = sink.take()
+        clock.advance(milliseconds: 5)
+        core.handle(.streamRunning(NodeID(Self.music), true))
+        #expect(sink.take().metadataWrites.isEmpty)
+        let held = core.pendingPublicationCount
+        #expect(held > 0)
+        // An interval after the write: a decision now would write what is held.
+        clock.advance(milliseconds: 20)
+        #expect(core.policy.asksNothing(.streamActivatedByOwner(NodeID(Self.music))))
+        core.handle(.streamActivatedByOwner(NodeID(Self.music)))
+        let calls = sink.take()
+        #expect(calls.isEmpty, "\(calls)")
+        #expect(core.pendingPublicationCount == held)
+        #expect(runPublishTimer())
+        let writes = sessionWrites(sink.take(), subject: Self.music)
+        #expect(writes.count == 1)
+        #expect(try #require(writes.first?.value).bool("playing") == true)
+    }
+
     @Test func aBusyGraphCarriesTheWritesAndTheTimerNeverComesDue() {
         // A stream started and stopped every 7 ms for about a second (980 ms).
         var writes = 0
