@@ -14,6 +14,7 @@
 //
 // `--untimed` runs the decisions without reading the clock around them and reports no time:
 // for a cache simulator (scripts/footprint.py), which should count the decisions' own work.
+// The module core then runs on a simulated clock, 5 ms a half round (`simulatedStep`).
 //
 // One decision = one `SessionPolicy.handle(_:)` call. Each round measures two decisions, a
 // stream starting (`streamRunning(true)`) and the same stream stopping (`streamRunning(false)`),
@@ -262,8 +263,10 @@ func measure(_ w: Workload, _ n: Int) -> Row {
         if untimed {
             // Decisions only, no clock read around them (a cache simulator's count).
             evictCaches()
+            simulatedNanoseconds &+= simulatedStep
             for e in d.on { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
             evictCaches()
+            simulatedNanoseconds &+= simulatedStep
             for e in d.off { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
             continue
         }
@@ -305,6 +308,13 @@ let throughModuleCore = CommandLine.arguments.contains("--module-core")
 /// `--untimed`: the decisions run without the clock read around each (the rows report no
 /// time): what a cache simulator counts is then only the decisions' own work.
 let untimed = CommandLine.arguments.contains("--untimed")
+/// The module core's clock under `--untimed`: 5 ms pass before each half of a round, as
+/// between the daemon's pause/resume events (200 a second). The publishing interval then
+/// holds and writes the same publications at the same decisions in every run; on the real
+/// clock, which runs far slower under a cache simulator, which decisions write JSON would
+/// depend on the machine's speed.
+nonisolated(unsafe) var simulatedNanoseconds: UInt64 = 1_000_000_000
+let simulatedStep: UInt64 = 5_000_000
 
 /// A module core that continues from `policy`, its effects going nowhere (the effect count
 /// is not reported for it).
@@ -321,7 +331,9 @@ func moduleCore(continuing policy: SessionPolicy) -> ModuleCore {
     effects.schedule_timer = { _, _, _ in }
     effects.fade = { _, _, _, _ in }
     effects.listen = { _, _, _ in }
-    return ModuleCore(configuration: policy.configuration, effects: effects, data: nil, restoring: policy.snapshot())
+    var clock: () -> UInt64 = ModuleCore.now
+    if untimed { clock = { simulatedNanoseconds } }
+    return ModuleCore(configuration: policy.configuration, effects: effects, data: nil, clock: clock, restoring: policy.snapshot())
 }
 
 func evictCaches() {
