@@ -11,11 +11,12 @@ protocol PolicyReading {
 /// The state and the step that holds it (over 500 bytes each: the model's and the index's
 /// tables inline) are what every read helper (`PolicyReading`'s methods) is called on, from
 /// the rules' mutating methods. A struct Swift can load whole is passed to a method by
-/// value, and one this large goes through a copy on the stack: about 15 copies of 500 to 600 bytes in the decision on a stream that starts or
-/// stops, nearly half of the data lines the decision writes (`scripts/footprint.py`:
-/// 147 lines written per decision before, about 90 after). An address-only value is read
-/// where it lies. The optional existential is what makes it so: its layout is known only
-/// at run time. It is always nil and costs 32 bytes.
+/// value, and one this large goes through a copy on the stack: about 15 copies of 500 to
+/// 600 bytes in the decision on a stream that starts or stops, nearly half of the data
+/// lines the decision writes (`scripts/footprint.py`: 147 lines written per decision
+/// before, about 90 after). An address-only value is read where it lies. The optional
+/// existential is what makes it so: its layout is known only at run time. It is always
+/// nil and costs 32 bytes.
 struct InPlace: Sendable {
     private let never: (any Sendable)? = nil
 }
