@@ -55,6 +55,15 @@ final class TestClock: @unchecked Sendable {
     /// The publishing timer's request, if one is pending.
     var pendingPublishTimer: UInt32? { sink.timerRequests.first { $0.token == Self.token }?.milliseconds }
 
+    /// The music stops (written at once: the metadata was quiet) and starts again 5 ms
+    /// later, within the interval: its start is held.
+    func holdTheMusicsStart() {
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        _ = sink.take()
+        clock.advance(milliseconds: 5)
+        core.handle(.streamRunning(NodeID(Self.music), true))
+    }
+
     func sessionWrites(_ calls: [EffectCall], subject: UInt32) -> [MetadataWrite] {
         calls.metadataWrites.filter { $0.key == "audio-session.session" && $0.subject == subject }
     }
@@ -89,10 +98,7 @@ final class TestClock: @unchecked Sendable {
     }
 
     @Test func withoutEventsTheTimerWritesWhatIsHeldTwoIntervalsAfterTheLastWrite() throws {
-        core.handle(.streamRunning(NodeID(Self.music), false))
-        _ = sink.take()
-        clock.advance(milliseconds: 5)
-        core.handle(.streamRunning(NodeID(Self.music), true))
+        holdTheMusicsStart()
         #expect(sink.take().metadataWrites.isEmpty)
         #expect(pendingPublishTimer == 35)
         #expect(runPublishTimer())
@@ -107,10 +113,7 @@ final class TestClock: @unchecked Sendable {
     /// with every stream that starts): the module core drops it before it does anything
     /// else, so it carries no held write either; the timer (or the next decision) does.
     @Test func anActivationThatAsksNothingIsDroppedAndCarriesNoWrite() throws {
-        core.handle(.streamRunning(NodeID(Self.music), false))
-        _ = sink.take()
-        clock.advance(milliseconds: 5)
-        core.handle(.streamRunning(NodeID(Self.music), true))
+        holdTheMusicsStart()
         #expect(sink.take().metadataWrites.isEmpty)
         let held = core.pendingPublicationCount
         #expect(held > 0)
@@ -148,10 +151,7 @@ final class TestClock: @unchecked Sendable {
     }
 
     @Test func aStateThatCameBackWithinTheIntervalIsNotWrittenAgain() {
-        core.handle(.streamRunning(NodeID(Self.music), false))
-        _ = sink.take()
-        clock.advance(milliseconds: 5)
-        core.handle(.streamRunning(NodeID(Self.music), true))
+        holdTheMusicsStart()
         clock.advance(milliseconds: 5)
         core.handle(.streamRunning(NodeID(Self.music), false))
         runPublishTimer()
