@@ -26,7 +26,7 @@ deps:
 	@./scripts/ensure-deps.sh
 
 $(MESON_BUILD)/build.ninja:
-	meson setup --prefix=$(PREFIX) $(MESON_BUILD) meson-shim
+	meson setup --prefix=$(PREFIX) -Dbolt=enabled $(MESON_BUILD) meson-shim
 
 # The module (C + Swift core, statically linked) and a release pw-session.
 module: deps $(MESON_BUILD)/build.ninja
@@ -44,7 +44,7 @@ pipewire-1.4: deps
 # The module again, built against PipeWire 1.4's headers, for the 1.4 tests.
 $(PW14_BUILD)/build.ninja: | pipewire-1.4
 	PKG_CONFIG_PATH=$$(echo $(CURDIR)/$(PW14_TREE)/root/usr/lib/*/pkgconfig) \
-		meson setup --prefix=$(PREFIX) $(PW14_BUILD) meson-shim
+		meson setup --prefix=$(PREFIX) -Dbolt=enabled $(PW14_BUILD) meson-shim
 
 module-pw1.4: pipewire-1.4 $(PW14_BUILD)/build.ninja
 	ninja -C $(PW14_BUILD)
@@ -56,7 +56,7 @@ pipewire-1.6: deps
 # against sid's libraries here: the tests' clients are the ones built in $(MESON_BUILD)).
 $(PW16_BUILD)/build.ninja: | pipewire-1.6
 	PKG_CONFIG_PATH=$(CURDIR)/$(PW16_TREE)/pkgconfig \
-		meson setup --prefix=$(PREFIX) -Dmodule_only=true $(PW16_BUILD) meson-shim
+		meson setup --prefix=$(PREFIX) -Dbolt=enabled -Dmodule_only=true $(PW16_BUILD) meson-shim
 
 module-pw1.6: pipewire-1.6 $(PW16_BUILD)/build.ninja
 	ninja -C $(PW16_BUILD)

@@ -88,7 +88,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "session-policy-bench",
-            dependencies: ["SessionPolicy", "PipeWireFacts", "AudioSessionModuleCore", "AudioSessionCoreABI"]
+            dependencies: ["SessionPolicy", "PipeWireFacts", "AudioSessionModuleCore", "AudioSessionCoreABI"],
+            // Linked by LLVM's linker with its relocations kept: the module's build
+            // (meson-shim/lay-out-module.sh) instruments it with llvm-bolt to learn which
+            // paths of the daemon's code a decision takes.
+            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "--emit-relocs"])]
         ),
 
         // make bench: the daemon-level measurements, module vs stock WirePlumber.

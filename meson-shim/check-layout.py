@@ -8,18 +8,51 @@ library compiles most of itself into one 1.6 MB section) drags that whole sectio
 list's order and scatters every function after it. This fails when the listed functions
 the module holds spread over more than twice their own size.
 
-Usage: check-layout.py MODULE HOT_SYMBOLS
+With --laid-out, MODULE is the module as lay-out-module.sh rewrote it from a profile of the
+policy's decisions (PROFILE: one line per branch the profile saw, the function's name and
+how often it ran). This fails when the module was not rewritten, or when the functions that
+ran 99% of those branches spread over more than twice their own size.
+
+Usage: check-layout.py MODULE HOT_SYMBOLS | check-layout.py --laid-out MODULE PROFILE
 """
 import subprocess
 import sys
 
 
+def hottest(profile, share):
+    """The functions that ran `share` of the profile's branches, hottest first."""
+    counts = {}
+    with open(profile) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) == 2 and fields[1].isdigit():
+                counts[fields[0]] = counts.get(fields[0], 0) + int(fields[1])
+    total = sum(counts.values())
+    out, seen = set(), 0
+    for name, count in sorted(counts.items(), key=lambda kv: -kv[1]):
+        if seen >= share * total:
+            break
+        out.add(name)
+        seen += count
+    return out
+
+
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    laid_out = args[:1] == ["--laid-out"]
+    if laid_out:
+        args = args[1:]
+    if len(args) != 2:
         sys.exit(__doc__.strip().splitlines()[-1])
-    module, listing = sys.argv[1], sys.argv[2]
-    with open(listing) as f:
-        wanted = {line.strip() for line in f if line.strip()}
+    module, listing = args
+    if laid_out:
+        sections = subprocess.run(["readelf", "-SW", module], capture_output=True, text=True, check=True).stdout
+        if ".note.bolt_info" not in sections:
+            sys.exit(f"FAIL: {module} was not rewritten by llvm-bolt")
+        wanted = hottest(listing, 0.99)
+    else:
+        with open(listing) as f:
+            wanted = {line.strip() for line in f if line.strip()}
     out = subprocess.run(["nm", "-S", "--defined-only", module], capture_output=True, text=True, check=True).stdout
     found = {}
     for line in out.splitlines():

@@ -13,6 +13,10 @@ bin=$(spm build -c release --show-bin-path)
 rm -f "$bin/libAudioSessionModuleCore.a" "$bin/libAudioSessionC.a"
 spm build -c release --product AudioSessionModuleCore
 cp -f "$bin/libAudioSessionModuleCore.a" "$out/libAudioSessionModuleCore.a"
+# The policy's benchmark, built from the same objects: the module's layout is learnt from
+# its decisions (lay-out-module.sh).
+spm build -c release --product session-policy-bench
+cp -f "$bin/session-policy-bench" "$out/session-policy-bench"
 # module-only: the core archive is all meson links (see meson.build).
 [ "${4:-}" = module-only ] && exit 0
 spm build -c release --product AudioSessionC

@@ -25,9 +25,17 @@ in the last-level cache), cold data lines read and written, and the functions th
 the most lines. The figures are an upper bound of what a decision fetches in the daemon,
 where some lines stay cached from one event to the next.
 
-Usage: scripts/footprint.py [--bench PATH] [--workload NAME]... [--sessions N] [--json FILE]
+The daemon runs the module as meson-shim/lay-out-module.sh laid it out (llvm-bolt, from a
+profile of the same benchmark's decisions: the blocks a decision runs together, the rest
+moved away). When llvm-bolt is installed the benchmark is laid out the same way before it
+is measured, so that the lines counted are those of the code the daemon runs; `--layout off`
+measures the benchmark as linked.
+
+Usage: scripts/footprint.py [--bench PATH] [--workload NAME]... [--sessions N] [--layout auto|on|off]
+                            [--json FILE]
 Needs valgrind (Debian package `valgrind`) and a release build of session-policy-bench
-(`swift build -c release --product session-policy-bench`).
+(`swift build -c release --product session-policy-bench`); for the layout, llvm-bolt
+(Debian package `bolt-16`).
 """
 
 import argparse
@@ -134,6 +142,9 @@ def main():
     ap.add_argument("--sessions", type=int, default=10, choices=[10, 100, 1000, 10000],
                     help="sessions besides the measured one (default 10)")
     ap.add_argument("--top", type=int, default=8, help="functions listed per workload (default 8)")
+    ap.add_argument("--layout", choices=["auto", "on", "off"], default="auto",
+                    help="lay the benchmark out as the module is before measuring it: auto (the default) "
+                         "when llvm-bolt is installed")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
 
@@ -144,14 +155,28 @@ def main():
                  "(build it with: swift build -c release --product session-policy-bench)")
     workloads = args.workload or ["toggle", "churn"]
     version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
+    bolt = shutil.which("llvm-bolt-16") or shutil.which("llvm-bolt")
+    if args.layout == "on" and bolt is None:
+        sys.exit("footprint: --layout on needs llvm-bolt (Debian: apt-get install bolt-16)")
+    laid_out = args.layout != "off" and bolt is not None
     rows = []
     with tempfile.TemporaryDirectory(prefix="footprint.") as scratch:
+        bench = args.bench
+        if laid_out:
+            print("footprint: laying the benchmark out as the module is (llvm-bolt)…", file=sys.stderr, flush=True)
+            bench = os.path.join(scratch, "session-policy-bench")
+            script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "meson-shim", "lay-out-module.sh")
+            r = subprocess.run([script, bolt, args.bench, args.bench, bench, os.path.join(scratch, "profile")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if r.returncode != 0:
+                sys.exit(f"footprint: {r.stderr.strip()}")
         for w in workloads:
             print(f"footprint: {w} ({args.sessions} sessions) under cachegrind…", file=sys.stderr, flush=True)
             try:
-                rows.append(footprint(args.bench, w, args.sessions, scratch, args.top))
+                rows.append(footprint(bench, w, args.sessions, scratch, args.top))
             except RuntimeError as e:
                 sys.exit(f"footprint: {e}")
+    print("laid out as the module is (llvm-bolt)" if laid_out else "as linked (not laid out)")
     for r in rows:
         print(f"{r['workload']}: {r['instructions']:,} instructions, {r['coldCodeLines']} cold code lines, "
               f"{r['coldDataLinesRead']} cold data lines read and {r['coldDataLinesWritten']} written per decision "
@@ -160,7 +185,7 @@ def main():
             print(f"    {t['coldCodeLines']:6.1f} code {t['coldDataLines']:6.1f} data  {t['symbol'][:100]}")
     if args.json:
         doc = {"valgrind": version, "lastLevelCacheBytes": LL_BYTES, "evictionBytes": EVICT_BYTES,
-               "bench": os.path.abspath(args.bench), "workloads": rows}
+               "bench": os.path.abspath(args.bench), "laidOut": laid_out, "workloads": rows}
         tmp = args.json + ".tmp"
         with open(tmp, "w") as f:
             json.dump(doc, f, indent=1)

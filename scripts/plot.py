@@ -1005,7 +1005,12 @@ def md_footprint(fp):
       "the counts are an upper bound of the daemon's, where some lines stay cached between events. They are the "
       "same from one run to the next and do not depend on the machine's load: the module core runs on a simulated "
       "clock there, 5 ms between two decisions as in the pause/resume benchmark, so its publishing interval writes "
-      "the same publications at the same decisions.")
+      "the same publications at the same decisions. "
+      + ("The benchmark was laid out as the module is (`meson-shim/lay-out-module.sh`, llvm-bolt: the blocks a "
+         "decision runs together, the rest moved away), so the code lines are those of the code the daemon runs."
+         if fp.get("laidOut") else
+         "The benchmark was measured as linked, not laid out as the module is (llvm-bolt was not installed): "
+         "the daemon's module fetches fewer code lines than these."))
     w("")
     w("| decision | sessions | instructions | cold code lines | cold data lines read | written | functions |")
     w("|---|---:|---:|---:|---:|---:|---:|")
