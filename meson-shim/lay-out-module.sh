@@ -24,7 +24,7 @@ rm -rf "$work"
 mkdir -p "$work"
 
 # llvm-bolt finds its instrumentation runtime next to its real location (Debian's
-# /usr/bin/llvm-bolt-16 is a link into /usr/lib/llvm-16/bin).
+# /usr/bin/llvm-bolt-19 is a link into /usr/lib/llvm-19/bin).
 bolt=$(readlink -f "$bolt")
 
 fail() {
@@ -53,8 +53,11 @@ awk 'NR == FNR { local[$1] = 1; next }
      $1 == 1 && ($5 in local) { $5 = $5 "/1" }
      { print }' "$work/local-names" "$work/profile.fdata" >"$work/module.fdata"
 
-"$bolt" "$linked" -data="$work/module.fdata" -o "$work/module.so" \
-    -reorder-blocks=ext-tsp -reorder-functions=hfsort+ \
+# Only the functions the profile saw are rewritten (-lite); the rest of the module stays
+# where the link put it, so that the code that runs once, as the module loads, is not
+# spread over a second copy of the module's text.
+"$bolt" "$linked" -data="$work/module.fdata" -o "$work/module.so" -lite=1 \
+    -reorder-blocks=ext-tsp -reorder-functions=cdsort \
     -split-functions -split-all-cold -split-eh >>"$log" 2>&1 ||
     fail "could not lay out $linked"
 

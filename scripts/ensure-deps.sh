@@ -6,7 +6,7 @@ packages="pipewire pipewire-bin wireplumber pipewire-pulse pipewire-alsa pulseau
 libpipewire-0.3-dev libspa-0.2-dev meson ninja-build pkg-config gcc g++ binutils libc6-dev dbus sox procps jq coreutils
 debian-archive-keyring mmdebstrap patchelf mpv gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-pipewire espeak-ng
 libglib2.0-bin libglib2.0-dev gsettings-desktop-schemas python3-dbusmock python3-dbus python3-gi libspa-0.2-bluetooth mpv-mpris playerctl firefox-esr chromium
-bolt-16"
+bolt-19"
 missing=""
 for p in $packages; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -35,7 +35,7 @@ Usage: scripts/footprint.py [--bench PATH] [--workload NAME]... [--sessions N] [
                             [--json FILE]
 Needs valgrind (Debian package `valgrind`) and a release build of session-policy-bench
 (`swift build -c release --product session-policy-bench`); for the layout, llvm-bolt
-(Debian package `bolt-16`).
+(Debian package `bolt-19`).
 """
 
 import argparse
@@ -155,9 +155,9 @@ def main():
                  "(build it with: swift build -c release --product session-policy-bench)")
     workloads = args.workload or ["toggle", "churn"]
     version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
-    bolt = shutil.which("llvm-bolt-16") or shutil.which("llvm-bolt")
+    bolt = shutil.which("llvm-bolt-19") or shutil.which("llvm-bolt")
     if args.layout == "on" and bolt is None:
-        sys.exit("footprint: --layout on needs llvm-bolt (Debian: apt-get install bolt-16)")
+        sys.exit("footprint: --layout on needs llvm-bolt (Debian: apt-get install bolt-19)")
     laid_out = args.layout != "off" and bolt is not None
     rows = []
     with tempfile.TemporaryDirectory(prefix="footprint.") as scratch:
