@@ -20,7 +20,7 @@ import sys
 
 
 def hottest(profile, share):
-    """The functions that ran `share` of the profile's branches, hottest first."""
+    """The hottest functions that together ran `share` of the profile's branches."""
     counts = {}
     with open(profile) as f:
         for line in f:
