@@ -54,11 +54,21 @@ def main():
         with open(listing) as f:
             wanted = {line.strip() for line in f if line.strip()}
     out = subprocess.run(["nm", "-S", "--defined-only", module], capture_output=True, text=True, check=True).stdout
-    found = {}
+    copies, marks = {}, {}
     for line in out.splitlines():
         fields = line.split()
-        if len(fields) == 4 and fields[2] in "tT" and fields[3] in wanted and fields[3] not in found:
-            found[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+        if len(fields) == 4 and fields[2] in "tT" and fields[3] in wanted:
+            copies.setdefault(fields[3], []).append((int(fields[0], 16), int(fields[1], 16)))
+        elif len(fields) >= 3 and fields[-1] in ("__hot_start", "__hot_end"):
+            marks[fields[-1]] = int(fields[0], 16)
+    # A local name can belong to several functions (the same outlined helper compiled into
+    # two files); llvm-bolt moves the one the profile names into the text it lays out,
+    # between __hot_start and __hot_end, and leaves the others where the link put them.
+    hot = (marks.get("__hot_start", 0), marks.get("__hot_end", 0))
+    found = {}
+    for name, places in copies.items():
+        inside = [p for p in places if hot[0] <= p[0] < hot[1]]
+        found[name] = (inside or places)[0]
     if len(found) < len(wanted) // 2:
         sys.exit(f"FAIL: only {len(found)} of the {len(wanted)} listed functions are in {module}")
     start = min(a for a, _ in found.values())

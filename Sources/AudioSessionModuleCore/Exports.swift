@@ -31,6 +31,11 @@ func clientProperties(_ props: UnsafePointer<as_props>?) -> Properties {
     properties(props, keeping: Translation.readsClientKey)
 }
 
+/// A stream's properties as far as anything of it is read from them (`Translation.readsStreamKey`).
+func streamProperties(_ props: UnsafePointer<as_props>?) -> Properties {
+    properties(props, keeping: Translation.readsStreamKey)
+}
+
 @inline(__always)
 func core(_ p: OpaquePointer?) -> ModuleCore? {
     guard let p else { return nil }
@@ -124,12 +129,12 @@ public func as_core_stream_added(
     _ props: UnsafePointer<as_props>?
 ) {
     let dir: StreamDirection = direction == AS_STREAM_INPUT ? .input : .output
-    core(p)?.handle(.streamAdded(NodeID(id), client: ClientID(client), direction: dir, properties(props)))
+    core(p)?.handle(.streamAdded(NodeID(id), client: ClientID(client), direction: dir, streamProperties(props)))
 }
 
 @_cdecl("as_core_stream_changed")
 public func as_core_stream_changed(_ p: OpaquePointer?, _ id: UInt32, _ props: UnsafePointer<as_props>?) {
-    core(p)?.handle(.streamChanged(NodeID(id), properties(props)))
+    core(p)?.handle(.streamChanged(NodeID(id), streamProperties(props)))
 }
 
 @_cdecl("as_core_stream_running")

@@ -77,6 +77,30 @@ public enum Translation {
         }
     }
 
+    /// Whether anything of a stream is read from `key` of its properties (`StreamFacts`): its
+    /// declaration (`audio.session.*`), its program's name and process, its role, its link
+    /// group, and whether it records a sink's monitor. A stream carries some fifty keys the
+    /// daemon and its library set (formats, loops, serials, latencies) and may carry any
+    /// others; only these are turned into strings, on every stream added and every change of
+    /// its properties. The key is read as C has it, up to its NUL.
+    public static func readsStreamKey(_ key: UnsafePointer<CChar>) -> Bool {
+        switch UInt8(bitPattern: key[0]) {
+        case UInt8(ascii: "a"):
+            return cString(key, startsWith: "audio.session.")
+                || cString(key, is: "application.name")
+                || cString(key, is: "application.process.binary")
+                || cString(key, is: "application.process.id")
+        case UInt8(ascii: "m"):
+            return cString(key, is: "media.role")
+        case UInt8(ascii: "n"):
+            return cString(key, is: "node.link-group")
+        case UInt8(ascii: "s"):
+            return cString(key, is: "stream.capture.sink") || cString(key, is: "stream.monitor")
+        default:
+            return false
+        }
+    }
+
     /// Whether a client's own writing asks something with `key`: the global switches and the
     /// MPRIS bridge's reports (`audio.session.control.*`), and the access a request carries.
     public static func isRequestKey(_ key: UnsafePointer<CChar>) -> Bool {

@@ -2,7 +2,7 @@
 //
 // Usage: swift run -c release --scratch-path .build-policy session-policy-bench
 //            [--json] [--workload NAME]... [--sessions N]... [--cold BYTES] [--rounds N]
-//            [--module-core] [--untimed]
+//            [--module-core] [--entry-points] [--untimed]
 //
 // `--cold BYTES` writes through a buffer of BYTES before each decision, so that it runs
 // with cold caches as in the daemon (e.g. --cold 8388608); without it decisions run back
@@ -11,6 +11,8 @@
 // `--module-core` decides through `ModuleCore.handle(_:)` instead: the module's Swift side as
 // the daemon runs it (held property changes, the publishing interval, the metadata's JSON),
 // with effect callbacks that do nothing. The graph is built on the policy and handed over.
+// `--entry-points` makes the same decisions through the module core's C entry points
+// (`as_core_*`), with the property sets the daemon hands them (`EntryPoints.swift`).
 //
 // `--untimed` runs the decisions without reading the clock around them and reports no time:
 // for a cache simulator (scripts/footprint.py), which should count the decisions' own work.
@@ -129,8 +131,32 @@ func buildMixing(_ n: Int) -> SessionPolicy {
 }
 
 struct Decision {
-    var on: [Event]
-    var off: [Event]
+    var on: [Report]
+    var off: [Report]
+}
+
+/// One report of the daemon's, as the module makes it: an event, and for a stream added or a
+/// client's change the property set it came with (`--entry-points` hands these over as C
+/// property sets, the others through `handle`, which builds the same event from them).
+enum Report {
+    case event(Event)
+    case streamAdded(NodeID, client: ClientID, direction: StreamDirection, Properties)
+    case clientChanged(ClientID, Properties)
+
+    static func streamRunning(_ n: NodeID, _ running: Bool) -> Report { .event(.streamRunning(n, running)) }
+    static func streamActivatedByOwner(_ n: NodeID) -> Report { .event(.streamActivatedByOwner(n)) }
+    static func streamRemoved(_ n: NodeID) -> Report { .event(.streamRemoved(n)) }
+    static func linkAdded(_ l: LinkID, output: NodeID, input: NodeID) -> Report { .event(.linkAdded(l, output: output, input: input)) }
+    static func linkRemoved(_ l: LinkID) -> Report { .event(.linkRemoved(l)) }
+
+    /// The event the module core is handed for it.
+    var event: Event {
+        switch self {
+        case .event(let e): return e
+        case .streamAdded(let n, let c, let d, let props): return .streamAdded(n, client: c, direction: d, props)
+        case .clientChanged(let c, let props): return .clientChanged(c, props)
+        }
+    }
 }
 
 /// Adds the measured session to the graph and returns its two decisions.
@@ -259,25 +285,37 @@ func measure(_ w: Workload, _ n: Int) -> Row {
     // As the module does: one array for the effects, used again for each decision.
     var fx: [Effect] = []
     let core = throughModuleCore ? moduleCore(continuing: p) : nil
+    // The events are made before the rounds, as the module's are before it hands them over.
+    let onEvents = d.on.map(\.event), offEvents = d.off.map(\.event)
+    let entries = throughEntryPoints ? core.map { (on: EntryPoints($0, d.on), off: EntryPoints($0, d.off)) } : nil
+    func decide(_ events: [Event], _ calls: EntryPoints?) {
+        if let calls {
+            calls.run()
+        } else if let core {
+            for e in events { core.handle(e) }
+        } else {
+            for e in events { p.handle(e, into: &fx) }
+        }
+    }
     for i in 0..<(rounds + warmUp) {
         if untimed {
             // Decisions only, no clock read around them (a cache simulator's count).
             evictCaches()
             simulatedNanoseconds &+= simulatedStep
-            for e in d.on { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
+            decide(onEvents, entries?.on)
             evictCaches()
             simulatedNanoseconds &+= simulatedStep
-            for e in d.off { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
+            decide(offEvents, entries?.off)
             continue
         }
         evictCaches()
         let t0 = clock.now
-        for e in d.on { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
+        decide(onEvents, entries?.on)
         let t1 = clock.now
         let a = core == nil ? fx.count : 0
         evictCaches()
         let t2 = clock.now
-        for e in d.off { if let core { core.handle(e) } else { p.handle(e, into: &fx) } }
+        decide(offEvents, entries?.off)
         let t3 = clock.now
         let b = core == nil ? fx.count : 0
         if i >= warmUp {
@@ -290,7 +328,7 @@ func measure(_ w: Workload, _ n: Int) -> Row {
     let median = samples.isEmpty ? 0 : samples[samples.count / 2]
     let p99 = samples.isEmpty ? 0 : samples[min(samples.count - 1, samples.count * 99 / 100)]
     return Row(
-        workload: throughModuleCore ? w.name + " (module core)" : w.name, sessions: n, samples: samples.count, effectsPerDecision: samples.isEmpty ? 0 : effects / samples.count,
+        workload: throughEntryPoints ? w.name + " (entry points)" : throughModuleCore ? w.name + " (module core)" : w.name, sessions: n, samples: samples.count, effectsPerDecision: samples.isEmpty ? 0 : effects / samples.count,
         medianNanoseconds: median, p99Nanoseconds: p99)
 }
 
@@ -304,7 +342,12 @@ let roundsOverride = values(of: "--rounds").last.flatMap { Int($0) }.map { max(1
 let coldBytes = max(0, values(of: "--cold").last.flatMap { Int($0) } ?? 0)
 nonisolated(unsafe) let coldBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(64, coldBytes), alignment: 64)
 
-let throughModuleCore = CommandLine.arguments.contains("--module-core")
+/// `--entry-points` (with `--module-core`): the reports reach the module core through its C
+/// entry points, as the module makes them: a stream's or a client's properties as a C
+/// property set carrying the keys the daemon and the stream's library add, a client's change
+/// followed by the flush of the module's next loop turn.
+let throughEntryPoints = CommandLine.arguments.contains("--entry-points")
+let throughModuleCore = throughEntryPoints || CommandLine.arguments.contains("--module-core")
 /// `--untimed`: the decisions run without the clock read around each (the rows report no
 /// time): what a cache simulator counts is then only the decisions' own work.
 let untimed = CommandLine.arguments.contains("--untimed")
