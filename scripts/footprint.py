@@ -9,9 +9,11 @@ several times slower). This counts those lines, with no clock involved, so that 
 is the same on a busy machine as on an idle one.
 
 It runs session-policy-bench under Valgrind's cache simulator (cachegrind), deciding
-through the module core (`--module-core`) with a buffer twice the simulated last-level
-cache written between two decisions (`--cold`), so that every decision starts with nothing
-of its own cached. Each workload runs twice, with 200 and 400 rounds, and the difference
+through the module core's C entry points as the module does (`--entry-points`: a stream's
+properties handed over as the daemon's C property set, a client's change followed by the
+flush of the module's next loop turn), with a buffer twice the simulated last-level cache
+written between two decisions (`--cold`), so that every decision starts with nothing of
+its own cached. Each workload runs twice, with 200 and 400 rounds, and the difference
 is divided by the 400 decisions the longer run made more: what starting the program costs
 (loading, building the graph) cancels out.
 
@@ -52,6 +54,23 @@ SHORT, LONG = 200, 400
 EVENTS = ["Ir", "ILmr", "DLmr", "DLmw"]
 
 
+def usable_bolt():
+    """llvm-bolt 17 or later, as meson asks for (an older one cannot lay out only the
+    functions the profile saw), or None."""
+    for name in ("llvm-bolt-19", "llvm-bolt"):
+        path = shutil.which(name)
+        if path is None:
+            continue
+        out = subprocess.run([path, "--version"], capture_output=True, text=True).stdout
+        words = out.split()
+        for i, word in enumerate(words[:-1]):
+            if word == "version":
+                major = words[i + 1].split(".")[0]
+                if major.isdigit() and int(major) >= 17:
+                    return path
+    return None
+
+
 def read_cachegrind(path):
     """{function: [counts in the file's event order]}, and the event names."""
     events, totals, fn = None, {}, None
@@ -74,7 +93,7 @@ def read_cachegrind(path):
 def run_cachegrind(bench, workload, sessions, rounds, out):
     cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--LL={LL_BYTES},16,64",
            f"--cachegrind-out-file={out}", bench, "--workload", workload, "--sessions", str(sessions),
-           "--module-core", "--untimed", "--rounds", str(rounds), "--cold", str(EVICT_BYTES)]
+           "--entry-points", "--untimed", "--rounds", str(rounds), "--cold", str(EVICT_BYTES)]
     # Swift seeds its hash tables per process; without a fixed seed the tables' layout, and
     # with it the lines touched, differs a little from one run to the next.
     env = dict(os.environ, SWIFT_DETERMINISTIC_HASHING="1")
@@ -136,9 +155,7 @@ def main():
     ap.add_argument("--bench", default=".build/release/session-policy-bench",
                     help="the session-policy-bench binary (a release build)")
     ap.add_argument("--workload", action="append",
-                    help="a session-policy-bench workload; repeat for more (default: toggle and churn; "
-                         "through the module core a declared client's property change is only held until "
-                         "the loop's next turn, which the benchmark does not run, so `declared` counts the hold)")
+                    help="a session-policy-bench workload; repeat for more (default: toggle and churn)")
     ap.add_argument("--sessions", type=int, default=10, choices=[10, 100, 1000, 10000],
                     help="sessions besides the measured one (default 10)")
     ap.add_argument("--top", type=int, default=8, help="functions listed per workload (default 8)")
@@ -155,9 +172,9 @@ def main():
                  "(build it with: swift build -c release --product session-policy-bench)")
     workloads = args.workload or ["toggle", "churn"]
     version = subprocess.run(["valgrind", "--version"], capture_output=True, text=True).stdout.strip()
-    bolt = shutil.which("llvm-bolt-19") or shutil.which("llvm-bolt")
+    bolt = usable_bolt()
     if args.layout == "on" and bolt is None:
-        sys.exit("footprint: --layout on needs llvm-bolt (Debian: apt-get install bolt-19)")
+        sys.exit("footprint: --layout on needs llvm-bolt 17 or later (Debian: apt-get install bolt-19)")
     laid_out = args.layout != "off" and bolt is not None
     rows = []
     with tempfile.TemporaryDirectory(prefix="footprint.") as scratch:

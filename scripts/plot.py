@@ -997,7 +997,8 @@ def md_footprint(fp):
     w = L.append
     w("Most of the module's time in the daemon is spent fetching its code and data into caches that the daemon's "
       "other work emptied since the last event, not running instructions. `scripts/footprint.py` counts what one "
-      "decision fetches, with no clock involved: session-policy-bench decides through the module core under "
+      "decision fetches, with no clock involved: session-policy-bench decides through the module core's C entry "
+      "points, with the property sets the daemon hands them, under "
       f"Valgrind's cache simulator ({fp.get('valgrind', 'cachegrind')}), with a buffer of "
       f"{fp.get('evictionBytes', 0) // (1024 * 1024)} MiB written between two decisions so that each starts with "
       f"nothing of its own in the simulated {fp.get('lastLevelCacheBytes', 0) // (1024 * 1024)} MiB last-level cache; "
