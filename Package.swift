@@ -6,7 +6,15 @@ import PackageDescription
 // that the module's link (meson-shim) can lay the functions a decision runs side by side
 // (meson-shim/hot-symbols.txt): the daemon runs a decision on cold caches, and fewer
 // pages of code per event cost it less.
-let daemonCode: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"])]
+//
+// Nor does the compiler merge similar functions into one that takes their differences as
+// arguments (Swift's merge-functions pass, `-swiftmergefunc-threshold=0`): a merged copy or
+// destroy of a record goes through the runtime's generic value witnesses, with the type's
+// metadata, where each had its own few instructions. A pause/resume decision then runs
+// through 219 lines of code instead of 248 (scripts/footprint.py).
+let daemonCode: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-function-sections", "-Xllvm", "-swiftmergefunc-threshold=0"])
+]
 
 let package = Package(
     name: "pipewire-audio-session",
