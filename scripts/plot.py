@@ -970,6 +970,14 @@ def md_churn(res, rel):
           "One daemon per system would compare two draws of that; the median of several compares the systems. "
           "Each round's figure, ms per 1,000 stream events: " + "; ".join(costs) + ".")
         w("")
+    for name in ("module", "baseline", "module-pw1.4", "baseline-pw1.4", "module-pw1.6", "baseline-pw1.6"):
+        dead = ((sy.get(name) or {}).get("churnCost") or {}).get("helperCrashReports") or []
+        if dead:
+            first = next((line for line in dead[0].splitlines() if line.strip()), "")
+            w(f"In the CPU rounds the churn helper died {len(dead)} time(s) on {name} (`{first[:160]}`); each such round "
+              "ran once more on a new daemon, and the helper's output from the crash on is in results.json "
+              "(`churnCost.helperCrashReports`).")
+            w("")
     for name, r in (("module", ch), ("baseline", chb)):
         if r.get("helperCrashes"):
             w(f"The churn helper (an AudioSession client) died or stalled {len(r['helperCrashes'])} time(s) in the {name} sandbox "

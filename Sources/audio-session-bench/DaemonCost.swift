@@ -48,6 +48,10 @@ struct CPUResult: Codable {
     /// Each round's figure: the daemon's CPU per 1,000 events varies between rounds by more
     /// than the module adds, so a section takes several and reports their median.
     var roundsMsPerThousand: [Double]?
+    /// The helper died during the round: its output from the crash on.
+    var helperCrashReport: String?
+    /// The crash reports of the rounds whose helper died.
+    var helperCrashReports: [String]?
 }
 
 /// One client rewriting its own properties as fast as the daemon takes them
@@ -313,8 +317,15 @@ enum DaemonCost {
             let startFile = sandbox.directory + "/tmp/churn-cost-go-\(round)"
             let h = try sandbox.spawn([selfPath(), "helper", "churn", String(seconds), String(rate), String(live), startFile])
             defer { h.terminate(signal: SIGKILL, timeout: 3) }
-            let cost = try measurePhase(sandbox, h, daemon: pid, startFile: startFile, what: "the churn", readyTimeout: 60,
+            let cost: PhaseCost
+            do {
+                cost = try measurePhase(sandbox, h, daemon: pid, startFile: startFile, what: "the churn", readyTimeout: 60,
                                         doneTimeout: seconds + 60)
+            } catch {
+                // A helper that died: its output from the crash on, for whoever finds the cause.
+                if !h.isRunning { r.helperCrashReport = crashReport(helperOutput(h)) }
+                throw error
+            }
             let res = helperResult(h) ?? [:]
             // The streams made before the start are not counted: created counts them.
             let events = (res["created"] as? Int ?? 0) - live + (res["destroyed"] as? Int ?? 0)
@@ -326,6 +337,14 @@ enum DaemonCost {
             r.ok = true
         } catch { r.error = describe(error) }
         return r
+    }
+
+    /// A dead helper's output from its crash on (the runtime's backtrace), at most 200 lines;
+    /// its last 80 lines when no crash line is found.
+    static func crashReport(_ output: String) -> String {
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        let from = lines.firstIndex { $0.contains("crashed") || $0.contains("Fatal") } ?? max(lines.count - 80, 0)
+        return lines[from...].prefix(200).joined(separator: "\n")
     }
 
     static let xrunPatterns = ["xrun", "too slow", "not ready", "underrun", "overrun"]
@@ -398,9 +417,7 @@ enum DaemonCost {
                         : out.split(separator: "\n").first { $0.contains("crashed") || $0.contains("Fatal") }.map(String.init) ?? "exit status \(h.exitStatus ?? -1)"
                     if stalled { h.terminate(signal: SIGKILL, timeout: 3) }
                     r.helperCrashes.append(String(why.prefix(200)))
-                    let lines = out.split(separator: "\n", omittingEmptySubsequences: false)
-                    let from = lines.firstIndex { $0.contains("crashed") || $0.contains("Fatal") } ?? max(lines.count - 80, 0)
-                    r.helperCrashReports.append(lines[from...].prefix(200).joined(separator: "\n"))
+                    r.helperCrashReports.append(crashReport(out))
                     progress("   churn helper died after \(String(format: "%.1f", elapsed)) s (\(why)); continuing with a new one")
                     // Its streams go with its connection.
                     try? sandbox.waitUntil(timeout: 30, poll: 0.2, "the streams to go") { Graph.streamCount(try sandbox.dump()) == 0 }

@@ -435,16 +435,25 @@ for (m, b) in costPairs {
     if sections.contains("churn") {
         progress("-- \(m.system) and \(b.system): churn CPU, \(churnCostRounds) fresh daemons each, alternating")
         var mine: [CPUResult] = [], theirs: [CPUResult] = []
+        var crashes: [String: [String]] = [:]
         for i in 0..<max(1, churnCostRounds) {
             for r in (i % 2 == 0 ? [m, b] : [b, m]) {
-                let one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnRate, live: churnLive, round: i)
+                var one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnRate, live: churnLive, round: i)
+                if !one.ok, let report = one.helperCrashReport {
+                    // The churn helper (an AudioSession client) died: the crash is kept for the
+                    // report and the round runs once more, on a new daemon, so that the pairs stay.
+                    crashes[r.system, default: []].append(report)
+                    progress("   \(r.system) churn round \(i + 1): \(one.error ?? "the helper died"); once more on a new daemon")
+                    one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnRate, live: churnLive, round: i)
+                }
                 progress("   \(r.system) churn round \(i + 1): " + (one.cpuMsPerThousand.map { String(format: "%.1f ms per 1,000 stream events", $0) } ?? one.error ?? "?"))
                 if r === m { mine.append(one) } else { theirs.append(one) }
             }
         }
         for (r, all) in [(m, mine), (b, theirs)] {
             // Rounds differ in events (the streams made in the time): the median round's count.
-            let c = DaemonCost.combine(all, events: Stats(all.map { Double($0.events) }).median.map { Int($0) } ?? 0)
+            var c = DaemonCost.combine(all, events: Stats(all.map { Double($0.events) }).median.map { Int($0) } ?? 0)
+            c.helperCrashReports = crashes[r.system]
             r.result.update { $0.churnCost = c }
         }
     }
