@@ -7,11 +7,11 @@ import PackageDescription
 // (meson-shim/hot-symbols.txt): the daemon runs a decision on cold caches, and fewer
 // pages of code per event cost it less.
 //
-// Nor does the compiler merge similar functions into one that takes their differences as
-// arguments (Swift's merge-functions pass, `-swiftmergefunc-threshold=0`): a merged copy or
-// destroy of a record goes through the runtime's generic value witnesses, with the type's
-// metadata, where each had its own few instructions. A pause/resume decision then runs
-// through 219 lines of code instead of 248 (scripts/footprint.py).
+// Swift's merge-functions pass is off for it (`-swiftmergefunc-threshold=0`): the pass makes
+// one function of several similar ones, taking their differences as arguments, and a
+// merged copy or destroy of a record goes through the runtime's generic value witnesses,
+// with the type's metadata, where each had its own few instructions. A pause/resume
+// decision runs through 219 lines of code instead of 248 (scripts/footprint.py).
 let daemonCode: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-function-sections", "-Xllvm", "-swiftmergefunc-threshold=0"])
 ]

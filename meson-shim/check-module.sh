@@ -1,6 +1,7 @@
 #!/bin/sh
 # The module must load on a machine without a Swift toolchain: no libswift*
-# and no path into the toolchain among its dependencies.
+# and no path into the toolchain among its dependencies. And the policy's code in it
+# must not be merged through the runtime's generic witnesses (below).
 set -eu
 module=$1
 deps=$(ldd "$module")

@@ -11,8 +11,10 @@
 // `--module-core` decides through `ModuleCore.handle(_:)` instead: the module's Swift side as
 // the daemon runs it (held property changes, the publishing interval, the metadata's JSON),
 // with effect callbacks that do nothing. The graph is built on the policy and handed over.
-// `--entry-points` makes the same decisions through the module core's C entry points
-// (`as_core_*`), with the property sets the daemon hands them (`EntryPoints.swift`).
+// A declared client's change is only held there, as the module holds it until its loop's
+// next turn. `--entry-points` makes the same decisions through the module core's C entry
+// points (`as_core_*`), with the property sets the daemon hands them, and runs that turn
+// after a client's change (`EntryPoints.swift`).
 //
 // `--untimed` runs the decisions without reading the clock around them and reports no time:
 // for a cache simulator (scripts/footprint.py), which should count the decisions' own work.
@@ -342,7 +344,7 @@ let roundsOverride = values(of: "--rounds").last.flatMap { Int($0) }.map { max(1
 let coldBytes = max(0, values(of: "--cold").last.flatMap { Int($0) } ?? 0)
 nonisolated(unsafe) let coldBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(64, coldBytes), alignment: 64)
 
-/// `--entry-points` (with `--module-core`): the reports reach the module core through its C
+/// `--entry-points` (implies `--module-core`): the reports reach the module core through its C
 /// entry points, as the module makes them: a stream's or a client's properties as a C
 /// property set carrying the keys the daemon and the stream's library add, a client's change
 /// followed by the flush of the module's next loop turn.
