@@ -66,15 +66,21 @@ public enum Translation {
     public static func readsClientKey(_ key: UnsafePointer<CChar>) -> Bool {
         switch UInt8(bitPattern: key[0]) {
         case UInt8(ascii: "a"):
-            return cString(key, startsWith: "audio.session.")
-                || cString(key, is: "application.name")
-                || cString(key, is: "application.process.binary")
-                || cString(key, is: "application.process.id")
+            return readsDeclarationOrProgramKey(key)
         case UInt8(ascii: "p"):
             return cString(key, is: "pipewire.access")
         default:
             return false
         }
+    }
+
+    /// The keys both a client's and a stream's facts are read from: the declaration and
+    /// requests (`audio.session.*`), the program's name and its process.
+    static func readsDeclarationOrProgramKey(_ key: UnsafePointer<CChar>) -> Bool {
+        cString(key, startsWith: "audio.session.")
+            || cString(key, is: "application.name")
+            || cString(key, is: "application.process.binary")
+            || cString(key, is: "application.process.id")
     }
 
     /// Whether anything of a stream is read from `key` of its properties (`StreamFacts`): its
@@ -86,10 +92,7 @@ public enum Translation {
     public static func readsStreamKey(_ key: UnsafePointer<CChar>) -> Bool {
         switch UInt8(bitPattern: key[0]) {
         case UInt8(ascii: "a"):
-            return cString(key, startsWith: "audio.session.")
-                || cString(key, is: "application.name")
-                || cString(key, is: "application.process.binary")
-                || cString(key, is: "application.process.id")
+            return readsDeclarationOrProgramKey(key)
         case UInt8(ascii: "m"):
             return cString(key, is: "media.role")
         case UInt8(ascii: "n"):

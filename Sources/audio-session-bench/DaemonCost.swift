@@ -343,8 +343,13 @@ enum DaemonCost {
     /// its last 80 lines when no crash line is found.
     static func crashReport(_ output: String) -> String {
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
-        let from = lines.firstIndex { $0.contains("crashed") || $0.contains("Fatal") } ?? max(lines.count - 80, 0)
+        let from = lines.firstIndex(where: isCrashLine) ?? max(lines.count - 80, 0)
         return lines[from...].prefix(200).joined(separator: "\n")
+    }
+
+    /// The line where a helper's crash report begins (the runtime's "crashed", a fatal error).
+    static func isCrashLine(_ line: Substring) -> Bool {
+        line.contains("crashed") || line.contains("Fatal")
     }
 
     static let xrunPatterns = ["xrun", "too slow", "not ready", "underrun", "overrun"]
@@ -414,7 +419,7 @@ enum DaemonCost {
                     elapsed += Date().timeIntervalSince(t0)
                     let why = stalled
                         ? "stalled: no progress for \(Int(stallSeconds)) s"
-                        : out.split(separator: "\n").first { $0.contains("crashed") || $0.contains("Fatal") }.map(String.init) ?? "exit status \(h.exitStatus ?? -1)"
+                        : out.split(separator: "\n").first(where: isCrashLine).map(String.init) ?? "exit status \(h.exitStatus ?? -1)"
                     if stalled { h.terminate(signal: SIGKILL, timeout: 3) }
                     r.helperCrashes.append(String(why.prefix(200)))
                     r.helperCrashReports.append(crashReport(out))

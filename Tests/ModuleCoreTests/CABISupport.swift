@@ -1,10 +1,21 @@
 import AudioSessionCoreABI
 import enum AudioSessionModuleCore.LogLevel
 import Foundation
+import Testing
 
 /// A full table of C callbacks that capture nothing and record into the
 /// `RecordingEffectSink` that `data` points to, as the module passes its `struct impl`.
 let recordingTable = RecordingEffectSink.immediateTable
+
+extension RecordingEffectSink {
+    /// A core made through the C entry point with default arguments, its effects recorded here.
+    func newCore() throws -> OpaquePointer {
+        var table = recordingTable
+        let data = Unmanaged.passUnretained(self).toOpaque()
+        let core = withUnsafePointer(to: &table) { AudioSessionCoreABI.as_core_new(nil, $0, data, nil, 0) }
+        return try #require(core)
+    }
+}
 
 /// C strings that live as long as the builder: keys and values as raw bytes (NULL allowed).
 final class CProps {

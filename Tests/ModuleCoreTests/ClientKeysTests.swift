@@ -41,13 +41,6 @@ import Testing
         }
     }
 
-    func newCore() throws -> OpaquePointer {
-        var table = recordingTable
-        let data = Unmanaged.passUnretained(effects).toOpaque()
-        let core = withUnsafePointer(to: &table) { AudioSessionCoreABI.as_core_new(nil, $0, data, nil, 0) }
-        return try #require(core)
-    }
-
     /// Every metadata write, as written (subject, key and JSON text), in order.
     func writes() -> [String] {
         effects.calls.compactMap {
@@ -61,7 +54,7 @@ import Testing
     @Test func aClientsOtherKeysChangeNothingItDeclaresOrPublishes() throws {
         func run(noise: Bool) throws -> [String] {
             effects.calls.removeAll()
-            let core = try newCore()
+            let core = try effects.newCore()
             defer { as_core_free(core) }
             var pairs: [(key: [UInt8]?, value: [UInt8]?)] = [
                 (Array("application.name".utf8), Array("player".utf8)),

@@ -75,13 +75,6 @@ import Testing
         }
     }
 
-    func newCore() throws -> OpaquePointer {
-        var table = recordingTable
-        let data = Unmanaged.passUnretained(effects).toOpaque()
-        let core = withUnsafePointer(to: &table) { AudioSessionCoreABI.as_core_new(nil, $0, data, nil, 0) }
-        return try #require(core)
-    }
-
     /// Every effect, as recorded, in order.
     func calls() -> [String] { effects.calls.map { "\($0)" } }
 
@@ -91,7 +84,7 @@ import Testing
     @Test func aStreamsOtherKeysChangeNothingItDeclaresOrPublishes() throws {
         func run(noise: Bool) throws -> [String] {
             effects.calls.removeAll()
-            let core = try newCore()
+            let core = try effects.newCore()
             defer { as_core_free(core) }
             CProps(["application.name": "player"]).with { as_core_client_added(core, 7, $0, nil) }
             var pairs: [(key: [UInt8]?, value: [UInt8]?)] = [
