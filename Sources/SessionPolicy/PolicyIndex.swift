@@ -162,3 +162,38 @@ extension SessionPolicy {
         return out
     }
 }
+
+/// A session's streams, in order (`streamsOf`): a declaring client's list as the index keeps
+/// it, or a legacy session's one node, for which no array is made (the session's events
+/// would otherwise allocate and free one each time they walk its streams).
+struct SessionStreams: Sequence {
+    private let nodes: [NodeID]
+    private let single: NodeID?
+
+    init(nodes: [NodeID]) {
+        self.nodes = nodes
+        self.single = nil
+    }
+
+    init(single: NodeID?) {
+        self.nodes = []
+        self.single = single
+    }
+
+    var first: NodeID? { single ?? nodes.first }
+
+    func makeIterator() -> Iterator { Iterator(nodes: nodes.makeIterator(), single: single) }
+
+    struct Iterator: IteratorProtocol {
+        var nodes: IndexingIterator<[NodeID]>
+        var single: NodeID?
+
+        mutating func next() -> NodeID? {
+            if let n = single {
+                single = nil
+                return n
+            }
+            return nodes.next()
+        }
+    }
+}

@@ -87,7 +87,14 @@ extension PolicyStep {
 
     /// Tells active sessions whose hint flipped (R22).
     mutating func refreshHints() {
-        var targets: [SessionID]
+        // The array of the step's last event, empty, with its storage: most events have one
+        // target or none, and a new array for each would be an allocation and a free.
+        var targets: [SessionID] = []
+        swap(&targets, &hintTargets)
+        defer {
+            targets.removeAll(keepingCapacity: targets.capacity <= 64)
+            hintTargets = targets
+        }
         if hintDirty {
             // A flip reaches every active session (R22): room for their notices and publications.
             targets = index.active.sorted()
@@ -95,7 +102,6 @@ extension PolicyStep {
             fx.reserveCapacity(fx.count + 2 * targets.count + 1)
         } else {
             // Only the sessions this event touched or activated can have a new hint.
-            targets = []
             for s in touched where index.active.contains(s) { targets.append(s) }
             for s in justActivated where index.active.contains(s) && !touched.contains(s) { targets.append(s) }
             if targets.count > 1 { targets.sort() }

@@ -51,7 +51,10 @@ extension PolicyReading {
             d = found
             guard !d.traits.unmanaged else { return nil }
             t = d.adapted(to: mk?.adaptiveCategory)
-            nodes = [n]
+            // A legacy session's streams are its one node, as last published: that array is
+            // taken again rather than a new one made (an allocation and a free on every event
+            // of the stream).
+            if let last = model.published[s]?.streams, last.count == 1, last[0] == n { nodes = last } else { nodes = [n] }
             account(st)
             route = index.streamRoutes[n]
         }

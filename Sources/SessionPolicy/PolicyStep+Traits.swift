@@ -101,10 +101,10 @@ extension PolicyReading {
     }
 
     /// The session's streams, in node order.
-    func streamsOf(_ s: SessionID) -> [NodeID] {
+    func streamsOf(_ s: SessionID) -> SessionStreams {
         switch s {
-        case .client(let c): return index.streamsOfClient[c]?.nodes ?? []
-        case .stream(let n): return model.streams[n] == nil ? [] : [n]
+        case .client(let c): return SessionStreams(nodes: index.streamsOfClient[c]?.nodes ?? [])
+        case .stream(let n): return SessionStreams(single: model.streams[n] == nil ? nil : n)
         }
     }
 

@@ -27,6 +27,9 @@ struct PolicyStep: PolicyReading {
     /// The client being removed in this event (`clientRemoved`): its sessions' ends are
     /// not held for a follow-up.
     var clientGoing: ClientID?
+    /// The sessions whose hint `refreshHints` reads: always empty between two uses, kept for
+    /// its storage.
+    var hintTargets: [SessionID] = []
 
     init(state: PolicyState) {
         self.state = state
