@@ -403,8 +403,13 @@ extension PolicyState {
         let newCaptured = new.map { captures($0.0) } ?? false
         defer {
             if configuration.listensToOutputs {
-                noteReview(n, old?.0, capturedBefore: oldCaptured)
-                noteReview(n, new?.0, capturedBefore: newCaptured)
+                if let o = old?.0, o == new?.0 {
+                    // The same program before and after (a stream that starts or stops): once.
+                    noteReview(n, o, capturedBefore: oldCaptured || newCaptured)
+                } else {
+                    noteReview(n, old?.0, capturedBefore: oldCaptured)
+                    noteReview(n, new?.0, capturedBefore: newCaptured)
+                }
             }
         }
         if old?.0 != new?.0 {
