@@ -31,6 +31,7 @@ Needs perf (Debian: linux-perf), `make module` done, and a release audio-session
 import argparse
 import collections
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -94,19 +95,31 @@ class Sandbox:
 
 
 def wait_line(proc, word, timeout):
+    """Whether the process printed a line holding `word` within `timeout` seconds (a helper
+    that hangs, or dies, is given up on)."""
     deadline = time.monotonic() + timeout
-    for line in proc.stdout:
-        if word in line:
+    fd = proc.stdout.fileno()
+    pending = b""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            return False
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return False
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        if any(word.encode() in line for line in lines):
             return True
-        if time.monotonic() > deadline:
-            break
-    return False
 
 
 def profile_workload(sandbox, name, command, start_file, out, timeout):
     """Runs one workload's helper (it prints READY, waits for `start_file`, prints DONE) with
     perf sampling the daemon in between; returns the perf data file."""
-    helper = subprocess.Popen(command, env=sandbox.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    helper = subprocess.Popen(command, env=sandbox.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         if not wait_line(helper, "READY", 30):
             fail(f"the {name} workload did not get ready")
