@@ -27,6 +27,11 @@ in the last-level cache), cold data lines read and written, and the functions th
 the most lines. The figures are an upper bound of what a decision fetches in the daemon,
 where some lines stay cached from one event to the next.
 
+With `--pages`, also the 4 KiB pages of code and of data a decision touches (the same runs
+once more, the simulated cache's lines made 4 KiB long): on a virtual machine a page the
+TLB no longer holds costs a walk of two sets of page tables, and the same lines can lie on
+few pages or on many.
+
 The daemon runs the module as meson-shim/lay-out-module.sh laid it out (llvm-bolt, from a
 profile of the same benchmark's decisions: the blocks a decision runs together, the rest
 moved away). When llvm-bolt is installed the benchmark is laid out the same way before it
@@ -34,7 +39,7 @@ is measured, so that the lines counted are those of the code the daemon runs; `-
 measures the benchmark as linked.
 
 Usage: scripts/footprint.py [--bench PATH] [--workload NAME]... [--sessions N] [--layout auto|on|off]
-                            [--json FILE]
+                            [--pages] [--json FILE]
 Needs valgrind (Debian package `valgrind`) and a release build of session-policy-bench
 (`swift build -c release --product session-policy-bench`); for the layout, llvm-bolt
 (Debian package `bolt-19`).
@@ -52,6 +57,7 @@ LL_BYTES = 8 * 1024 * 1024
 EVICT_BYTES = 2 * LL_BYTES
 SHORT, LONG = 200, 400
 EVENTS = ["Ir", "ILmr", "DLmr", "DLmw"]
+PAGE_BYTES = 4096
 
 
 def usable_bolt():
@@ -90,8 +96,8 @@ def read_cachegrind(path):
     return events, totals
 
 
-def run_cachegrind(bench, workload, sessions, rounds, out):
-    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--LL={LL_BYTES},16,64",
+def run_cachegrind(bench, workload, sessions, rounds, out, line=64):
+    cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--LL={LL_BYTES},16,{line}",
            f"--cachegrind-out-file={out}", bench, "--workload", workload, "--sessions", str(sessions),
            "--entry-points", "--untimed", "--rounds", str(rounds), "--cold", str(EVICT_BYTES)]
     # Swift seeds its hash tables per process; without a fixed seed the tables' layout, and
@@ -115,11 +121,12 @@ def demangle(names):
     return out[:len(names)] if r.returncode == 0 and len(out) >= len(names) else names
 
 
-def footprint(bench, workload, sessions, scratch, top):
+def per_decision(bench, workload, sessions, scratch, line=64):
+    """{function: {event: count per decision}} of the runs with `line`-byte lines."""
     files = []
     for rounds in (SHORT, LONG):
-        path = os.path.join(scratch, f"{workload}-{rounds}.out")
-        run_cachegrind(bench, workload, sessions, rounds, path)
+        path = os.path.join(scratch, f"{workload}-{rounds}-{line}.out")
+        run_cachegrind(bench, workload, sessions, rounds, path, line)
         files.append(read_cachegrind(path))
     (events, short), (_, long_) = files
     idx = {e: events.index(e) for e in EVENTS}
@@ -135,10 +142,15 @@ def footprint(bench, workload, sessions, scratch, top):
             continue
         before = short.get(fn, [0] * len(events))
         per_fn[fn] = {e: (row[idx[e]] - before[idx[e]]) / decisions for e in EVENTS}
+    return per_fn, decisions
+
+
+def footprint(bench, workload, sessions, scratch, top, pages=False):
+    per_fn, decisions = per_decision(bench, workload, sessions, scratch)
     total = {e: sum(v[e] for v in per_fn.values()) for e in EVENTS}
     ranked = sorted(per_fn.items(), key=lambda kv: -(kv[1]["ILmr"] + kv[1]["DLmr"] + kv[1]["DLmw"]))[:top]
     names = demangle([fn for fn, _ in ranked])
-    return {
+    row = {
         "workload": workload, "sessions": sessions, "decisions": decisions,
         "instructions": round(total["Ir"]), "coldCodeLines": round(total["ILmr"]),
         "coldDataLinesRead": round(total["DLmr"]), "coldDataLinesWritten": round(total["DLmw"]),
@@ -146,6 +158,13 @@ def footprint(bench, workload, sessions, scratch, top):
         "top": [{"symbol": name, "coldCodeLines": round(v["ILmr"], 1),
                  "coldDataLines": round(v["DLmr"] + v["DLmw"], 1)} for name, (_, v) in zip(names, ranked)],
     }
+    if pages:
+        # A page missed by one function and touched again by another is counted once: the
+        # simulated cache keeps it (it holds 2,048 pages) until the next eviction.
+        per_page, _ = per_decision(bench, workload, sessions, scratch, PAGE_BYTES)
+        row["codePages"] = round(sum(v["ILmr"] for v in per_page.values()))
+        row["dataPages"] = round(sum(v["DLmr"] + v["DLmw"] for v in per_page.values()))
+    return row
 
 
 def main():
@@ -162,6 +181,9 @@ def main():
     ap.add_argument("--layout", choices=["auto", "on", "off"], default="auto",
                     help="lay the benchmark out as the module is before measuring it: auto (the default) "
                          "when llvm-bolt is installed")
+    ap.add_argument("--pages", action="store_true",
+                    help="also count the 4 KiB pages of code and data a decision touches (runs the "
+                         "workloads once more)")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
 
@@ -190,7 +212,7 @@ def main():
         for w in workloads:
             print(f"footprint: {w} ({args.sessions} sessions) under cachegrind…", file=sys.stderr, flush=True)
             try:
-                rows.append(footprint(bench, w, args.sessions, scratch, args.top))
+                rows.append(footprint(bench, w, args.sessions, scratch, args.top, args.pages))
             except RuntimeError as e:
                 sys.exit(f"footprint: {e}")
     print("laid out as the module is (llvm-bolt)" if laid_out else "as linked (not laid out)")
@@ -198,6 +220,8 @@ def main():
         print(f"{r['workload']}: {r['instructions']:,} instructions, {r['coldCodeLines']} cold code lines, "
               f"{r['coldDataLinesRead']} cold data lines read and {r['coldDataLinesWritten']} written per decision "
               f"({r['functionsTouched']} functions)")
+        if "codePages" in r:
+            print(f"    on {r['codePages']} pages of code and {r['dataPages']} of data (4 KiB)")
         for t in r["top"]:
             print(f"    {t['coldCodeLines']:6.1f} code {t['coldDataLines']:6.1f} data  {t['symbol'][:100]}")
     if args.json:
