@@ -794,15 +794,26 @@ def md_daemon(res):
       f"(`/proc/<pid>/task/*/status`) over a {p['idleSeconds']:.0f} s window once every sink is suspended and no client "
       f"is streaming, scaled to one minute (the two sandboxes idled at the same time). {p['streams']} streams: one "
       f"AudioSession client with {p['streams']} `AudioOutput` streams playing silence (legacy, no role). CPU per 1,000 "
-      f"events: one stream paused and resumed {p['toggleEvents']:,} times at {p['toggleRate']:.0f} per second "
-      f"(each a running-state change the policy decides on); the daemon also mixes that stream while it runs, in both "
+      + (f"events: one stream paused and resumed at {p['toggleRate']:.0f} per second, in bursts of {p['burstEvents']:,} "
+         if p.get("burstEvents") else
+         f"events: one stream paused and resumed {p['toggleEvents']:,} times at {p['toggleRate']:.0f} per second ")
+      + f"(each a running-state change the policy decides on); the daemon also mixes that stream while it runs, in both "
       f"systems, so the difference is the module's share. "
       + ("The CPU figures (this section's, the churn's and the profile) were measured with no other system's section "
          "running at the same time" + ("." if p.get("costInterleaved") else ", one system after the other.")
          if p.get("costSectionsAlone") else
          "The CPU figures were measured while the other systems' sections ran on the same two cores: each system's "
          "figure carries a different load, so their ratio is noisy.")
-      + ((f" The pause/resume toggles run {p['costRounds']} times and each property flood "
+      + ((f" The pause/resume toggles run in {p['burstRounds']} rounds of {p['burstsPerRound']} bursts per system, "
+          "each round with a new client whose stream plays between its bursts, the module system's and the stock "
+          "system's bursts in turn (module then stock, stock then module, and so on), both sandboxes up and nothing "
+          "else running; the figure is the median of the bursts. The machine's load drifts over seconds by more than "
+          "the module adds to an event: two bursts that pair up run a few seconds apart, under nearly the same load. "
+          f"Each property flood runs {p.get('floodRounds')} times per system (a flood round lasts a fraction of a "
+          "second, so one round's figure carries more of the machine's noise), each round with a new client, the "
+          "rounds of the two systems alternating likewise; the figure is the median of the rounds.")
+         if p.get("burstRounds") and p.get("costInterleaved") else
+         (f" The pause/resume toggles run {p['costRounds']} times and each property flood "
           f"{p.get('floodRounds', p['costRounds'])} times (a flood round lasts a fraction of a second, so one round's "
           "figure carries more of the machine's noise), each round with a new client; "
           "the figure is the median of the rounds (the daemon's CPU per event differs between rounds by more than the "
@@ -810,7 +821,7 @@ def md_daemon(res):
       + (" The rounds of a module system and of the stock system of the same generation alternate (module then stock, "
          "stock then module, and so on), both sandboxes up and nothing else running: the machine's load drifts over "
          "minutes by more than the module adds to an event, and alternating gives both systems the same drift."
-         if p.get("costInterleaved") else ""))
+         if p.get("costInterleaved") and not p.get("burstRounds") else ""))
     floods = {x["mode"]: x for x in mod.get("propertyFloods") or []}
     bfloods = {x["mode"]: x for x in base.get("propertyFloods") or []}
     rounds = []
@@ -821,7 +832,8 @@ def md_daemon(res):
                           + "; baseline " + ", ".join(f"{v:.1f}" for v in rb))
     if rounds:
         w("")
-        w("Each round's figure, ms per 1,000: " + "; ".join(rounds) + ".")
+        w(("Each figure (a burst's for pause/resume, a round's for the floods), ms per 1,000: " if p.get("burstRounds")
+           else "Each round's figure, ms per 1,000: ") + "; ".join(rounds) + ".")
     w("")
     w("| | module | baseline | module − baseline |")
     w("|---|---:|---:|---:|")
@@ -858,11 +870,11 @@ def md_daemon(res):
         w("Daemon CPU per event, module against stock: " + "; ".join(
             f"{label} {ratio:.3f}× (medians {a:.1f} against {b:.1f} ms per 1,000{spread(label)})"
             for label, a, b, ratio in ratios)
-          + ". Where the rounds alternated, the ratio is the median of the rounds' own ratios, each module round "
-          "against the stock round that ran next to it: the load of the machine drifts between rounds by more than "
-          "the module adds, and within a pair that drift cancels; the medians of the two systems' rounds are given "
-          "for reference, and the middle half of the pairs' ratios (first to third quartile) says how far one pair "
-          "strays from the median.")
+          + ". Where the rounds (for pause/resume, the bursts) alternated, the ratio is the median of the pairs' own "
+          "ratios, each module round against the stock round that ran next to it: the load of the machine drifts "
+          "between rounds by more than the module adds, and within a pair that drift cancels; the medians of the two "
+          "systems' rounds are given for reference, and the middle half of the pairs' ratios (first to third "
+          "quartile) says how far one pair strays from the median.")
         w("")
     if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         w(f"Ratio: the daemon's idle RSS with the module is {i['rssKiB'] / ib['rssKiB']:.2f}× the baseline's "

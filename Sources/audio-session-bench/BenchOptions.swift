@@ -110,6 +110,8 @@ struct HelperOptions: ParsableCommand {
         @Argument(help: "Pause/resume events.") var events = 2000
         @Argument(help: "Events per second.") var rate = 200.0
         @Argument(help: "A file whose creation starts the events.") var startFile = ""
+        @Option(help: "Runs this many bursts of EVENTS events instead of one: burst N starts when START-FILE.N is made (N from 0) and ends with a `DONE N` line.")
+        var bursts = 0
     }
 
     struct Churn: ParsableCommand {

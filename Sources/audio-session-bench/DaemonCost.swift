@@ -256,6 +256,76 @@ enum DaemonCost {
         return r
     }
 
+    /// One round of pause/resume bursts on two systems (a module system and the stock one of
+    /// its generation), burst by burst in turn: the first system's burst 0, the second's,
+    /// then the second's burst 1 before the first's, and so on (ABBA). One helper in each
+    /// sandbox plays its stream through all of the round's bursts, so two bursts that pair
+    /// up lie a few seconds apart: the machine's load, which drifts over seconds by more than
+    /// the module adds to an event, is nearly the same for both. Each system's result lists
+    /// its bursts' figures in order (`roundsMsPerThousand`): burst n of one pairs with burst n
+    /// of the other.
+    static func cpuBurstRound(_ systems: [Sandbox], events: Int, rate: Double, bursts: Int, round: Int) -> [CPUResult] {
+        var out = systems.map { _ in CPUResult(ok: false, events: events) }
+        var helpers: [(pid: Int32, helper: ChildProcess, start: String)] = []
+        defer { for h in helpers { h.helper.terminate(signal: SIGKILL, timeout: 3) } }
+        var figures = systems.map { _ in [Double]() }
+        var cpu = systems.map { _ in 0.0 }
+        do {
+            for s in systems {
+                guard let pid = s.pipewirePID else { throw BenchFailure("no pipewire pid") }
+                let start = s.directory + "/tmp/toggle-burst-\(round)"
+                let h = try s.spawn([selfPath(), "helper", "toggle", String(events), String(rate), start, "--bursts", String(bursts)])
+                helpers.append((pid, h, start))
+            }
+            for (s, h) in zip(systems, helpers) {
+                try waitForHelperLine(s, h.helper, "READY", timeout: 20, "the toggles to be set up")
+            }
+            usleep(300_000)
+            for n in 0..<bursts {
+                for i in (n % 2 == 0 ? Array(systems.indices) : systems.indices.reversed()) {
+                    let h = helpers[i]
+                    guard let c0 = Proc.cpuNanoseconds(h.pid) else { throw BenchFailure("cannot read /proc/\(h.pid)") }
+                    guard FileManager.default.createFile(atPath: "\(h.start).\(n)", contents: nil) else {
+                        throw BenchFailure("cannot make \(h.start).\(n)")
+                    }
+                    try waitForHelperLine(systems[i], h.helper, "DONE \(n)", timeout: Double(events) / rate + 30, poll: 0.02,
+                                          "burst \(n + 1) of the toggles")
+                    guard let c1 = Proc.cpuNanoseconds(h.pid) else { throw BenchFailure("cannot read /proc/\(h.pid)") }
+                    figures[i].append((c1 - c0) / 1e6 * 1000 / Double(events))
+                    cpu[i] += (c1 - c0) / 1e6
+                }
+            }
+            for i in systems.indices {
+                out[i].ok = true
+                out[i].cpuMs = cpu[i]
+                out[i].roundsMsPerThousand = figures[i]
+                out[i].cpuMsPerThousand = Stats(figures[i]).median
+                out[i].seconds = helperResult(helpers[i].helper)?["seconds"] as? Double
+            }
+        } catch {
+            for i in out.indices { out[i].error = describe(error) }
+        }
+        for h in helpers { h.helper.terminate(signal: SIGKILL, timeout: 3) }
+        helpers = []
+        for s in systems {
+            try? s.waitUntil(timeout: 20, poll: 0.2, "the stream to go") { Graph.streamCount(try s.dump()) == 0 }
+        }
+        return out
+    }
+
+    /// The rounds of `cpuBurstRound` of one system as one result: every burst's figure, in
+    /// order, and their median; or the first round that failed.
+    static func combineBursts(_ all: [CPUResult], events: Int) -> CPUResult {
+        if let failed = all.first(where: { !$0.ok }) { return failed }
+        var r = CPUResult(ok: true, events: events)
+        let figures = all.flatMap { $0.roundsMsPerThousand ?? [] }
+        r.roundsMsPerThousand = figures
+        r.cpuMsPerThousand = Stats(figures).median
+        r.cpuMs = all.compactMap(\.cpuMs).reduce(0, +)
+        r.seconds = Stats(all.compactMap(\.seconds)).median
+        return r
+    }
+
     /// `updates` property updates of one client (`fixture` in `mode`), the daemon's CPU time
     /// over them. The client waits for the daemon's answer every 100 updates.
     static func propertyFlood(_ sandbox: Sandbox, fixture: String, mode: String, updates: Int, rounds: Int) -> PropertyFloodResult {

@@ -42,7 +42,7 @@ enum Helper {
         switch command {
         case let c as HelperOptions.Notify: await notify(trials: c.trials, policyTimeout: c.policyTimeout)
         case let c as HelperOptions.Streams: streams(count: c.count)
-        case let c as HelperOptions.Toggle: toggle(events: c.events, rate: c.rate, startFile: c.startFile)
+        case let c as HelperOptions.Toggle: toggle(events: c.events, rate: c.rate, startFile: c.startFile, bursts: c.bursts)
         case let c as HelperOptions.Churn: churn(seconds: c.seconds, rate: c.rate, live: c.live, startFile: c.startFile)
         default:
             // --help, or no helper named: ArgumentParser's own answer.
@@ -144,23 +144,39 @@ enum Helper {
         }
     }
 
-    /// One stream paused and resumed `events` times at `rate` per second.
-    static func toggle(events: Int, rate: Double, startFile: String) {
+    /// One stream paused and resumed `events` times at `rate` per second; with `bursts`, that
+    /// many times, each on its own start file (`startFile.N`), the stream playing between them.
+    static func toggle(events: Int, rate: Double, startFile: String, bursts: Int = 0) {
         let session = AudioSession(configuration: .init(applicationName: "bench-toggle"))
         guard let out = try? silentStream(session, "bench-toggle") else { say("cannot make a stream"); return }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline && out.state != .streaming { usleep(5_000) }
         say("READY")
-        if !startFile.isEmpty { waitForFile(startFile) }
-        let start = ContinuousClock.now
-        for i in 0..<events {
-            if i % 2 == 0 { out.pause() } else { out.resume() }
-            let next = start + .seconds(Double(i + 1) / rate)
-            let now = ContinuousClock.now
-            if next > now { usleep(useconds_t(nanos(next - now) / 1000)) }
+        func burst(_ file: String) -> Double {
+            if !file.isEmpty { waitForFile(file) }
+            let start = ContinuousClock.now
+            for i in 0..<events {
+                if i % 2 == 0 { out.pause() } else { out.resume() }
+                let next = start + .seconds(Double(i + 1) / rate)
+                let now = ContinuousClock.now
+                if next > now { usleep(useconds_t(nanos(next - now) / 1000)) }
+            }
+            return nanos(ContinuousClock.now - start) / 1e9
         }
-        result(["events": events, "seconds": nanos(ContinuousClock.now - start) / 1e9])
-        say("DONE")
+        if bursts > 0 {
+            var seconds: [Double] = []
+            for n in 0..<bursts {
+                seconds.append(burst(startFile.isEmpty ? "" : "\(startFile).\(n)"))
+                say("DONE \(n)")
+                // An odd count leaves the stream paused: it plays again before the next burst.
+                if events % 2 == 1 { out.resume() }
+            }
+            result(["events": events, "bursts": bursts, "seconds": seconds.sorted()[seconds.count / 2]])
+        } else {
+            let seconds = burst(startFile)
+            result(["events": events, "seconds": seconds])
+            say("DONE")
+        }
         while true { sleep(60) }
     }
 

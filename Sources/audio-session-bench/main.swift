@@ -61,6 +61,17 @@ let toggleRate = options.pick(options.toggleRate, 200, 200)
 // The daemon's CPU over one round of toggles varies by about 10% from round to round on a
 // shared machine: 11 rounds keep the median's own error well inside the 10% it is judged by.
 let costRounds = options.pick(nil, 11, 2)
+/// Where a module system and its stock system are measured together (phase 1b), the toggles
+/// run in bursts, the two systems' bursts in turn: this many rounds (a new helper each) of
+/// this many bursts of this many events per system.
+// A pair of 10 s rounds lies 10 to 20 s apart, and the machine's load moves over that time
+// by more than the module adds: on a noisy day the ratios of 11 such pairs (PipeWire 0.3.65)
+// ranged 0.99 to 1.56, their middle half 1.05 to 1.24. Bursts of 2.5 s pair up 2.5 s apart;
+// 40 pairs of them the same day had their middle half within 1.06 to 1.15, and 40 pairs
+// instead of 11 narrow the median further.
+let burstRounds = options.pick(nil, 4, 1)
+let burstsPerRound = options.pick(nil, 10, 4)
+let burstEvents = options.pick(options.toggleEvents.map { max(2, $0 / 4) }, 500, 100)
 // A flood round takes a fraction of a second, so its figure carries more of the machine's
 // noise than a 10 s round of toggles: more rounds of it, at little cost in time.
 let floodRounds = options.pick(nil, 21, 2)
@@ -124,6 +135,10 @@ struct Parameters: Codable {
     var costSectionsAlone: Bool?
     /// Rounds of the pause/resume toggles (the figure is their median).
     var costRounds: Int?
+    /// Paired systems' toggles: rounds, bursts per round and events per burst (`cpuBurstRound`).
+    var burstRounds: Int?
+    var burstsPerRound: Int?
+    var burstEvents: Int?
     /// Rounds of each property flood (the figure is their median).
     var floodRounds: Int?
     /// Module and stock rounds of the CPU sections alternate (phase 1b).
@@ -148,7 +163,9 @@ var results = Results(
                            notifyTrials: notifyTrials, idleSeconds: idleSeconds, streams: streamCount,
                            toggleEvents: toggleEvents, toggleRate: toggleRate, churnSeconds: churnSeconds,
                            churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials,
-                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds, floodRounds: floodRounds, costInterleaved: true,
+                           bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds,
+                           burstRounds: burstRounds, burstsPerRound: burstsPerRound, burstEvents: burstEvents,
+                           floodRounds: floodRounds, costInterleaved: true,
                            churnCostRounds: churnCostRounds, churnCostSeconds: churnCostSeconds),
     systems: [])
 
@@ -422,12 +439,23 @@ for (m, b) in costPairs {
         return (mine, theirs)
     }
     if sections.contains("cpu") {
-        progress("-- \(m.system) and \(b.system): cpu, \(costRounds) rounds each, interleaved")
-        let (mine, theirs) = interleaved("pause/resume", rounds: costRounds) {
-            DaemonCost.cpuRound($0, events: toggleEvents, rate: toggleRate, round: $1)
+        progress("-- \(m.system) and \(b.system): cpu, \(burstRounds) rounds of \(burstsPerRound) bursts each, in turn")
+        var mine: [CPUResult] = [], theirs: [CPUResult] = []
+        for i in 0..<max(1, burstRounds) {
+            guard let sm = m.alive(), let sb = b.alive() else { break }
+            // Which system's burst comes first in the round alternates too.
+            let first = i % 2 == 0
+            let r = DaemonCost.cpuBurstRound(first ? [sm, sb] : [sb, sm], events: burstEvents, rate: toggleRate,
+                                             bursts: burstsPerRound, round: i)
+            mine.append(first ? r[0] : r[1])
+            theirs.append(first ? r[1] : r[0])
+            progress("   pause/resume round \(i + 1): " + zip([m.system, b.system], [mine.last, theirs.last]).map { name, one in
+                "\(name) " + (one?.cpuMsPerThousand.map { String(format: "%.1f", $0) } ?? one?.error ?? "?")
+            }.joined(separator: ", ") + " ms per 1,000 (median of the bursts)")
+            if !(mine.last?.ok ?? false) || !(theirs.last?.ok ?? false) { break }
         }
         for (r, all) in [(m, mine), (b, theirs)] {
-            let c = DaemonCost.combine(all, events: toggleEvents)
+            let c = DaemonCost.combineBursts(all, events: burstEvents)
             r.result.update { $0.cpu = c }
             progress("   \(r.system) \(c.summary)")
         }
