@@ -267,9 +267,7 @@ enum DaemonCost {
     static func cpuBurstRound(_ systems: [Sandbox], events: Int, rate: Double, bursts: Int, round: Int) -> [CPUResult] {
         var out = systems.map { _ in CPUResult(ok: false, events: events) }
         var helpers: [(pid: Int32, helper: ChildProcess, start: String)] = []
-        defer { for h in helpers { h.helper.terminate(signal: SIGKILL, timeout: 3) } }
         var figures = systems.map { _ in [Double]() }
-        var cpu = systems.map { _ in 0.0 }
         do {
             for s in systems {
                 guard let pid = s.pipewirePID else { throw BenchFailure("no pipewire pid") }
@@ -277,6 +275,7 @@ enum DaemonCost {
                 let h = try s.spawn([selfPath(), "helper", "toggle", String(events), String(rate), start, "--bursts", String(bursts)])
                 helpers.append((pid, h, start))
             }
+            // Both set up before the first burst: neither's setup runs during the other's burst.
             for (s, h) in zip(systems, helpers) {
                 try waitForHelperLine(s, h.helper, "READY", timeout: 20, "the toggles to be set up")
             }
@@ -284,20 +283,15 @@ enum DaemonCost {
             for n in 0..<bursts {
                 for i in (n % 2 == 0 ? Array(systems.indices) : systems.indices.reversed()) {
                     let h = helpers[i]
-                    guard let c0 = Proc.cpuNanoseconds(h.pid) else { throw BenchFailure("cannot read /proc/\(h.pid)") }
-                    guard FileManager.default.createFile(atPath: "\(h.start).\(n)", contents: nil) else {
-                        throw BenchFailure("cannot make \(h.start).\(n)")
-                    }
-                    try waitForHelperLine(systems[i], h.helper, "DONE \(n)", timeout: Double(events) / rate + 30, poll: 0.02,
-                                          "burst \(n + 1) of the toggles")
-                    guard let c1 = Proc.cpuNanoseconds(h.pid) else { throw BenchFailure("cannot read /proc/\(h.pid)") }
-                    figures[i].append((c1 - c0) / 1e6 * 1000 / Double(events))
-                    cpu[i] += (c1 - c0) / 1e6
+                    let cost = try measurePhase(systems[i], h.helper, daemon: h.pid, startFile: "\(h.start).\(n)",
+                                                what: "burst \(n + 1) of the toggles", readyTimeout: 20,
+                                                doneTimeout: Double(events) / rate + 30, done: "DONE \(n)")
+                    figures[i].append(cost.cpuMs * 1000 / Double(events))
                 }
             }
             for i in systems.indices {
                 out[i].ok = true
-                out[i].cpuMs = cpu[i]
+                out[i].cpuMs = figures[i].reduce(0, +) * Double(events) / 1000
                 out[i].roundsMsPerThousand = figures[i]
                 out[i].cpuMsPerThousand = Stats(figures[i]).median
                 out[i].seconds = helperResult(helpers[i].helper)?["seconds"] as? Double
@@ -306,7 +300,6 @@ enum DaemonCost {
             for i in out.indices { out[i].error = describe(error) }
         }
         for h in helpers { h.helper.terminate(signal: SIGKILL, timeout: 3) }
-        helpers = []
         for s in systems {
             try? s.waitUntil(timeout: 20, poll: 0.2, "the stream to go") { Graph.streamCount(try s.dump()) == 0 }
         }

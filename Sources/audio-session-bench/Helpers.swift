@@ -171,7 +171,7 @@ enum Helper {
                 // An odd count leaves the stream paused: it plays again before the next burst.
                 if events % 2 == 1 { out.resume() }
             }
-            result(["events": events, "bursts": bursts, "seconds": seconds.sorted()[seconds.count / 2]])
+            result(["events": events, "bursts": bursts, "seconds": Stats(seconds).median ?? 0])
         } else {
             let seconds = burst(startFile)
             result(["events": events, "seconds": seconds])

@@ -440,17 +440,18 @@ struct PhaseCost {
 }
 
 /// One measured phase of a helper that writes `READY` once set up, begins when `startFile`
-/// appears, and writes `DONE` when finished: the daemon's CPU time from the start to `DONE`,
-/// `settle` seconds after `READY` and `after` seconds past `DONE` (for what the daemon deferred).
+/// appears, and writes `done` when finished: the daemon's CPU time from the start to `done`,
+/// `settle` seconds after `READY` and `after` seconds past `done` (for what the daemon deferred).
+/// A helper that runs several phases (the toggles' bursts) names each one's end (`DONE 3`).
 func measurePhase(_ sandbox: Sandbox, _ h: ChildProcess, daemon pid: Int32, startFile: String, what: String,
                   readyTimeout: TimeInterval, settle: TimeInterval = 0, doneTimeout: TimeInterval,
-                  after: TimeInterval = 0) throws -> PhaseCost {
+                  after: TimeInterval = 0, done: String = "DONE") throws -> PhaseCost {
     try waitForHelperLine(sandbox, h, "READY", timeout: readyTimeout, "\(what) to be set up")
     if settle > 0 { usleep(useconds_t(settle * 1_000_000)) }
     guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
     let t0 = Proc.cpuTicks(pid)
-    FileManager.default.createFile(atPath: startFile, contents: nil)
-    try waitForHelperLine(sandbox, h, "DONE", timeout: doneTimeout, poll: 0.02, what)
+    guard FileManager.default.createFile(atPath: startFile, contents: nil) else { throw BenchFailure("cannot make \(startFile)") }
+    try waitForHelperLine(sandbox, h, done, timeout: doneTimeout, poll: 0.02, what)
     if after > 0 { usleep(useconds_t(after * 1_000_000)) }
     guard let c1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
     let t1 = Proc.cpuTicks(pid)
