@@ -805,7 +805,11 @@ def md_daemon(res):
          "The CPU figures were measured while the other systems' sections ran on the same two cores: each system's "
          "figure carries a different load, so their ratio is noisy.")
       + ((f" The pause/resume toggles run in {p['burstRounds']} rounds of {p['burstsPerRound']} bursts per system, "
-          "each round with a new client whose stream plays between its bursts, the module system's and the stock "
+          + ("each round on a new pair of daemons (two daemons of the same system differ by a few percent for reasons of "
+             "their own, so the median is over several pairs, not one) with a new client whose stream plays between its "
+             "bursts, " if p.get("burstDaemonsPerRound") else
+             "each round with a new client whose stream plays between its bursts, ")
+          + "the module system's and the stock "
           "system's bursts in turn (module then stock, stock then module, and so on), both sandboxes up and nothing "
           "else running; the figure is the median of the bursts. The machine's load drifts over seconds by more than "
           "the module adds to an event: two bursts that pair up run a few seconds apart, under nearly the same load. "

@@ -36,6 +36,10 @@ struct StreamsResult: Codable {
     var rssSettled: Bool?
 }
 
+/// The sandboxes rounds started for themselves (`DaemonCost.startRoundSandbox`) and have not
+/// stopped yet: an interrupted bench stops them with the systems' own.
+let roundSandboxes = Box<[Sandbox]>([])
+
 struct CPUResult: Codable {
     var ok: Bool
     var error: String?
@@ -306,6 +310,40 @@ enum DaemonCost {
         return out
     }
 
+    /// `cpuBurstRound` on a new daemon of each system (`systems`' options, in the round's
+    /// order), started for the round, idle (their sinks suspended) before it begins, and
+    /// stopped after it. A daemon's cost per event depends on the daemon: two of the same
+    /// system, side by side, can differ by several percent in every round, so each round's
+    /// pairs of bursts compare a new pair.
+    static func cpuBurstRoundOnNewDaemons(_ systems: [SandboxOptions], events: Int, rate: Double, bursts: Int,
+                                          round: Int) -> [CPUResult] {
+        var started: [Sandbox] = []
+        defer { for s in started { stopRoundSandbox(s) } }
+        do {
+            for o in systems {
+                started.append(try startRoundSandbox(o))
+            }
+            for s in started { try waitSuspended(s) }
+        } catch {
+            let e = "new daemons for round \(round + 1): \(describe(error))"
+            return systems.map { _ in CPUResult(ok: false, error: e, events: events) }
+        }
+        return cpuBurstRound(started, events: events, rate: rate, bursts: bursts, round: round)
+    }
+
+    /// A sandbox started for one round, which the bench's signal handler stops too until
+    /// `stopRoundSandbox` has.
+    static func startRoundSandbox(_ options: SandboxOptions) throws -> Sandbox {
+        let s = try Sandbox.start(options)
+        roundSandboxes.update { $0.append(s) }
+        return s
+    }
+
+    static func stopRoundSandbox(_ s: Sandbox) {
+        s.stop()
+        roundSandboxes.update { $0.removeAll { $0 === s } }
+    }
+
     /// The rounds of `cpuBurstRound` of one system as one result: every burst's figure, in
     /// order, and their median; or the first round that failed.
     static func combineBursts(_ all: [CPUResult], events: Int) -> CPUResult {
@@ -373,8 +411,8 @@ enum DaemonCost {
     static func churnCPURound(options: SandboxOptions, seconds: Double, rate: Double, live: Int, round: Int) -> CPUResult {
         var r = CPUResult(ok: false, events: 0)
         do {
-            let sandbox = try Sandbox.start(options)
-            defer { sandbox.stop() }
+            let sandbox = try startRoundSandbox(options)
+            defer { stopRoundSandbox(sandbox) }
             guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
             try waitSuspended(sandbox)
             let startFile = sandbox.directory + "/tmp/churn-cost-go-\(round)"

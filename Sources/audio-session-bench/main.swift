@@ -62,15 +62,20 @@ let toggleRate = options.pick(options.toggleRate, 200, 200)
 // shared machine: 11 rounds keep the median's own error well inside the 10% it is judged by.
 let costRounds = options.pick(nil, 11, 2)
 /// Where a module system and its stock system are measured together (phase 1b), the toggles
-/// run in bursts, the two systems' bursts in turn: this many rounds (a new helper each) of
-/// this many bursts of this many events per system.
+/// run in bursts, the two systems' bursts in turn: this many rounds (new daemons and a new
+/// helper each) of this many bursts of this many events per system.
 // A pair of 10 s rounds lies 10 to 20 s apart, and the machine's load moves over that time
 // by more than the module adds: on a noisy day the ratios of 11 such pairs (PipeWire 0.3.65)
 // ranged 0.99 to 1.56, their middle half 1.05 to 1.24. Bursts of 2.5 s pair up 2.5 s apart;
-// 40 pairs of them the same day had their middle half within 1.06 to 1.15, and 40 pairs
-// instead of 11 narrow the median further.
-let burstRounds = options.pick(nil, 4, 1)
-let burstsPerRound = options.pick(nil, 10, 4)
+// 40 pairs of them the same day had their middle half within 1.06 to 1.15. The daemons
+// themselves differ too: two PipeWire 1.6 daemons side by side, whose modules differed only in
+// how a stream's start updated one record, cost 638-651 and 600-606 ms per 1,000 toggles in
+// the same four rounds, the difference outside the module's own code (whose samples were
+// about the same in both); and with a new pair of daemons for each of six rounds (PipeWire
+// 0.3.65, 2026-11-29), the pairs' own medians ranged 1.03 to 1.20. Each round therefore
+// starts a new pair of daemons: the median is over six pairs of daemons, not one.
+let burstRounds = options.pick(nil, 6, 1)
+let burstsPerRound = options.pick(nil, 6, 4)
 let burstEvents = options.pick(options.toggleEvents.map { max(2, $0 / 4) }, 500, 100)
 // A flood round takes a fraction of a second, so its figure carries more of the machine's
 // noise than a 10 s round of toggles: more rounds of it, at little cost in time.
@@ -139,6 +144,8 @@ struct Parameters: Codable {
     var burstRounds: Int?
     var burstsPerRound: Int?
     var burstEvents: Int?
+    /// Each round of bursts ran on a new pair of daemons (`cpuBurstRoundOnNewDaemons`).
+    var burstDaemonsPerRound: Bool?
     /// Rounds of each property flood (the figure is their median).
     var floodRounds: Int?
     /// Module and stock rounds of the CPU sections alternate (phase 1b).
@@ -165,7 +172,7 @@ var results = Results(
                            churnRate: churnRate, churnLive: churnLive, quick: quick, peerTrials: peerTrials,
                            bluetoothTrials: bluetoothTrials, costSectionsAlone: true, costRounds: costRounds,
                            burstRounds: burstRounds, burstsPerRound: burstsPerRound, burstEvents: burstEvents,
-                           floodRounds: floodRounds, costInterleaved: true,
+                           burstDaemonsPerRound: true, floodRounds: floodRounds, costInterleaved: true,
                            churnCostRounds: churnCostRounds, churnCostSeconds: churnCostSeconds),
     systems: [])
 
@@ -347,6 +354,7 @@ for sig in [SIGINT, SIGTERM] {
     signal(sig) { s in
         // Best effort: the daemons are in their own process groups.
         for r in allRunners { r.sandbox?.stop() }
+        for sandbox in roundSandboxes.get { sandbox.stop() }
         _exit(128 + s)
     }
 }
@@ -439,14 +447,13 @@ for (m, b) in costPairs {
         return (mine, theirs)
     }
     if sections.contains("cpu") {
-        progress("-- \(m.system) and \(b.system): cpu, \(burstRounds) rounds of \(burstsPerRound) bursts each, in turn")
+        progress("-- \(m.system) and \(b.system): cpu, \(burstRounds) rounds of \(burstsPerRound) bursts each, in turn, on new daemons each round")
         var mine: [CPUResult] = [], theirs: [CPUResult] = []
         for i in 0..<max(1, burstRounds) {
-            guard let sm = m.alive(), let sb = b.alive() else { break }
             // Which system's burst comes first in the round alternates too.
             let first = i % 2 == 0
-            let r = DaemonCost.cpuBurstRound(first ? [sm, sb] : [sb, sm], events: burstEvents, rate: toggleRate,
-                                             bursts: burstsPerRound, round: i)
+            let r = DaemonCost.cpuBurstRoundOnNewDaemons(first ? [m.options, b.options] : [b.options, m.options],
+                                                         events: burstEvents, rate: toggleRate, bursts: burstsPerRound, round: i)
             mine.append(first ? r[0] : r[1])
             theirs.append(first ? r[1] : r[0])
             progress("   pause/resume round \(i + 1): " + zip([m.system, b.system], [mine.last, theirs.last]).map { name, one in
