@@ -765,11 +765,12 @@ static uint64_t digest_string(uint64_t h, const char *str)
 }
 
 /** A digest of `dict`'s items, keyed with the module's own random seed (a client cannot
- * aim at it): each key and value, eight bytes at a time. `node.driver-id`, which
- * PipeWire 1.x sets when a node starts and removes when it stops, is left out: the core
- * reads nothing from it. PipeWire 1.x announces a node's properties on each start and
- * stop, so this runs on every one. */
-static uint64_t props_digest(uint64_t seed, const struct spa_dict *dict)
+ * aim at it): each key and value, eight bytes at a time. For a stream, only the keys
+ * the core reads count (`as_core_reads_stream_key`), of the fifty or so the daemon and
+ * the client's library set. `node.driver-id`, which PipeWire 1.x sets when a node starts and removes when it
+ * stops, is left out either way: the core reads nothing from it. PipeWire 1.x announces
+ * a node's properties on each start and stop, so this runs on every one. */
+static uint64_t props_digest(uint64_t seed, const struct spa_dict *dict, bool stream)
 {
 	uint64_t h = digest_mix(0xcbf29ce484222325ULL, seed);
 	const struct spa_dict_item *it;
@@ -778,7 +779,8 @@ static uint64_t props_digest(uint64_t seed, const struct spa_dict *dict)
 	if (dict == NULL)
 		return h;
 	spa_dict_for_each(it, dict) {
-		if (it->key == NULL || spa_streq(it->key, "node.driver-id"))
+		if (it->key == NULL || (stream && !as_core_reads_stream_key(it->key)) ||
+		    spa_streq(it->key, "node.driver-id"))
 			continue;
 		counted++;
 		h = digest_string(h, it->key);
@@ -807,7 +809,7 @@ static void node_info_changed(void *data, const struct pw_node_info *info)
 		return;
 	/* PipeWire 1.x announces a node's properties on each start and stop (its
 	 * driver's id): they reach the core only when another item changed. */
-	uint64_t digest = props_digest(n->impl->props_seed, info->props);
+	uint64_t digest = props_digest(n->impl->props_seed, info->props, n->kind == OBJECT_STREAM);
 	if (n->told_props && digest == n->props_digest)
 		return;
 	n->props_digest = digest;

@@ -62,7 +62,12 @@ struct JSONWriter {
     mutating func int(_ v: Int64) {
         separate()
         if v < 0 { bytes.append(UInt8(ascii: "-")) }
-        var m = v.magnitude
+        appendDigits(v.magnitude)
+    }
+
+    /// `m`'s decimal digits.
+    private mutating func appendDigits(_ magnitude: UInt64) {
+        var m = magnitude
         // Room for the 20 digits of the largest magnitude, written last to first.
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { buf in
@@ -74,6 +79,39 @@ struct JSONWriter {
             } while m > 0 && i > 0
             bytes.append(contentsOf: buf[i...])
         }
+    }
+
+    /// `thousandths` / 1000 as Swift's `Double` description writes it ("1.0", "0.5",
+    /// "0.316"), from integers: no `String` is made.
+    mutating func thousandths(_ thousandths: UInt32) {
+        separate()
+        let whole = thousandths / 1000
+        var rest = thousandths % 1000
+        appendDigits(UInt64(whole))
+        bytes.append(UInt8(ascii: "."))
+        if rest == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        // Three digits, the trailing zeros left out.
+        var digits = 3
+        while rest % 10 == 0 {
+            rest /= 10
+            digits -= 1
+        }
+        var divisor: UInt32 = 1
+        for _ in 1..<digits { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: (rest / divisor) % 10))
+            divisor /= 10
+        }
+    }
+
+    /// The text with a NUL after it, as C reads a string (a JSON text has no NUL of its
+    /// own): the writer's bytes are handed over, not copied.
+    consuming func cString() -> [UInt8] {
+        bytes.append(0)
+        return bytes
     }
 
     mutating func double(_ d: Double) {

@@ -73,8 +73,14 @@ public enum MetadataFormat {
     }
 
     static func gain(_ g: Float, _ w: inout JSONWriter) {
-        // Three decimals: stable text for equal values.
-        w.double((Double(g) * 1000).rounded() / 1000)
+        // Three decimals: stable text for equal values. A gain is within 0...1: written
+        // from integers; anything else (never decided) the general way.
+        let thousandths = (Double(g) * 1000).rounded()
+        if thousandths >= 0 && thousandths <= 1_000_000 {
+            w.thousandths(UInt32(thousandths))
+        } else {
+            w.double(thousandths / 1000)
+        }
     }
 
     /// A notification's members (after the event's sequence number and session).
@@ -118,17 +124,25 @@ public enum MetadataFormat {
 
     /// An `audio-session.event` value: UTF-8 JSON text.
     public static func event(sequence: UInt64, session: SessionID, notification n: Notification) -> [UInt8] {
+        eventWriter(sequence: sequence, session: session, notification: n).bytes
+    }
+
+    static func eventWriter(sequence: UInt64, session: SessionID, notification n: Notification) -> JSONWriter {
         var w = JSONWriter()
         w.beginObject()
         w.key("seq"); w.int(Int64(clamping: sequence))
         w.key("session"); sessionRef(session, &w)
         notification(n, &w)
         w.endObject()
-        return w.bytes
+        return w
     }
 
     /// An `audio-session.session` value: UTF-8 JSON text.
     public static func session(_ id: SessionID, _ s: SessionSnapshot) -> [UInt8] {
+        sessionWriter(id, s).bytes
+    }
+
+    static func sessionWriter(_ id: SessionID, _ s: SessionSnapshot) -> JSONWriter {
         var w = JSONWriter()
         w.beginObject()
         w.key("session"); sessionRef(id, &w)
@@ -139,7 +153,8 @@ public enum MetadataFormat {
         w.key("mode"); w.string(s.mode.rawValue)
         w.key("options")
         w.beginArray()
-        for name in s.options.names { w.string(name) }
+        // In the vocabulary's order, as `CategoryOptions.names` lists them (no array made).
+        for entry in CategoryOptions.named where s.options.contains(entry.option) { w.string(entry.name) }
         w.endArray()
         w.key("priority"); w.string(s.priority.rawValue)
         w.key("active"); w.bool(s.active)
@@ -159,11 +174,15 @@ public enum MetadataFormat {
         w.key("prefersInterruptionOnRouteDisconnect"); w.bool(s.prefersInterruptionOnRouteDisconnect)
         w.key("secondaryAudioShouldBeSilencedHint"); w.bool(s.secondaryAudioShouldBeSilencedHint)
         w.endObject()
-        return w.bytes
+        return w
     }
 
     /// An `audio-session.global` value: UTF-8 JSON text.
     public static func global(_ g: GlobalSnapshot) -> [UInt8] {
+        globalWriter(g).bytes
+    }
+
+    static func globalWriter(_ g: GlobalSnapshot) -> JSONWriter {
         var w = JSONWriter()
         w.beginObject()
         w.key("currentRoute"); route(g.currentRoute, &w)
@@ -174,7 +193,7 @@ public enum MetadataFormat {
         w.key("playingSessions"); w.int(Int64(g.playingSessionCount))
         w.key("primaryAudioSessions"); w.int(Int64(g.primaryAudioSessionCount))
         w.endObject()
-        return w.bytes
+        return w
     }
 }
 
@@ -184,10 +203,14 @@ extension MetadataFormat {
 
     /// An `audio-session.mpris` value: UTF-8 JSON text.
     static func mpris(player: String) -> [UInt8] {
+        mprisWriter(player: player).bytes
+    }
+
+    static func mprisWriter(player: String) -> JSONWriter {
         var w = JSONWriter()
         w.beginObject()
         w.key("player"); w.string(player)
         w.endObject()
-        return w.bytes
+        return w
     }
 }

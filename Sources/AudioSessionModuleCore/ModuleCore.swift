@@ -436,11 +436,12 @@ public final class ModuleCore {
         }
         switch publication {
         case .session(let session, let snapshot):
-            publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey, snapshot.map { MetadataFormat.session(session, $0) })
+            publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey,
+                    snapshot.map { MetadataFormat.sessionWriter(session, $0).cString() })
         case .global(let global):
-            publish(0, MetadataFormat.globalKey, MetadataFormat.global(global))
+            publish(0, MetadataFormat.globalKey, MetadataFormat.globalWriter(global).cString())
         case .player(let node, let player):
-            publish(node.raw, MetadataFormat.mprisKey, player.map { MetadataFormat.mpris(player: $0) })
+            publish(node.raw, MetadataFormat.mprisKey, player.map { MetadataFormat.mprisWriter(player: $0).cString() })
         }
     }
 
@@ -505,9 +506,10 @@ public final class ModuleCore {
         case .notify(let session, let notification):
             // `runAll` wrote what was held and writes the decision's state through.
             sequence &+= 1
-            let value = MetadataFormat.event(sequence: sequence, session: session, notification: notification)
+            let value = MetadataFormat.eventWriter(sequence: sequence, session: session, notification: notification).cString()
             publish(0, MetadataFormat.eventKey, value)
-            log(.info, "\(session): \(String(decoding: value, as: UTF8.self))")
+            // The text without its NUL.
+            log(.info, "\(session): \(String(decoding: value.dropLast(), as: UTF8.self))")
         case .publishSession(let session, let snapshot):
             publish(.session(session)) { .session(session, snapshot) }
         case .publishGlobal(let global):
@@ -525,7 +527,8 @@ public final class ModuleCore {
         }
     }
 
-    /// Writes (`value` non-nil) or removes a key of the `audio-session` metadata.
+    /// Writes (`value` non-nil: UTF-8 JSON text and a NUL, `JSONWriter.cString()`) or
+    /// removes a key of the `audio-session` metadata.
     func publish(_ subject: UInt32, _ key: String, _ value: [UInt8]?) {
         guard let publish = effects.publish else { return }
         key.withCString { k in
@@ -534,8 +537,8 @@ public final class ModuleCore {
                     publish(data, subject, k, t, nil)
                     return
                 }
-                // The text as C wants it: UTF-8 and a NUL (a JSON text has no NUL of its own).
-                text.append(0)
+                // Made with its NUL: nothing to copy.
+                if text.last != 0 { text.append(0) }
                 text.withUnsafeBufferPointer { b in
                     b.withMemoryRebound(to: CChar.self) { publish(data, subject, k, t, $0.baseAddress) }
                 }

@@ -61,6 +61,37 @@ private typealias SessionNotification = AudioSessionVocabulary.Notification
         } == #"{"a":false,"b":null,"c":[{},1]}"#)
     }
 
+    /// A gain is written from integers: the text is the one `Double`'s description gives
+    /// (what the module wrote before), for every three-decimal gain and beyond.
+    @Test func gainsReadAsDoublesWrite() {
+        for k in Array(0...1000) + [1001, 1010, 1100, 12_345, 999_999, 1_000_000] {
+            let g = Float(Double(k) / 1000)
+            #expect(text { MetadataFormat.gain(g, &$0) } == String((Double(g) * 1000).rounded() / 1000), "gain \(g)")
+        }
+        // Out of the integers' range (never decided): as before.
+        #expect(text { MetadataFormat.gain(-0.5, &$0) } == "-0.5")
+        #expect(text { MetadataFormat.gain(.nan, &$0) } == "null")
+        #expect(text { MetadataFormat.gain(.infinity, &$0) } == "null")
+        #expect(text { MetadataFormat.gain(2e7, &$0) } == String(2e7))
+    }
+
+    /// What the module hands to C is the public text and one NUL.
+    @Test func theModulesTextIsThePublicTextAndANul() {
+        let snap = SessionSnapshot(
+            category: .playback, mode: .spokenAudio, options: [.duckOthers, .allowAirPlay, .mixWithOthers], active: true,
+            interrupted: false, interruptionReason: nil, duckGain: 0.316, silenced: false, isPlaying: true,
+            streams: [NodeID(3)], route: Route(inputs: [], outputs: [Self.speaker]), isLegacy: false, applicationName: "mpv",
+            priority: .normal, prefersNoInterruptionsFromSystemAlerts: false, prefersInterruptionOnRouteDisconnect: true,
+            secondaryAudioShouldBeSilencedHint: false, preferredOutputPortType: nil)
+        let session = MetadataFormat.sessionWriter(.client(ClientID(4)), snap).cString()
+        #expect(session == MetadataFormat.session(.client(ClientID(4)), snap) + [0])
+        #expect(session.dropLast().allSatisfy { $0 != 0 })
+        // The options in the vocabulary's order, as `names` lists them.
+        let names = snap.options.names.map { "\"\($0)\"" }.joined(separator: ",")
+        #expect(String(decoding: session, as: UTF8.self).contains("\"options\":[\(names)]"))
+        #expect(String(decoding: session, as: UTF8.self).contains("\"duckGain\":0.316,"))
+    }
+
     static let headphones = Port(name: "Headphones \"Pro\"", uid: "alsa_output.usb-1", type: .headphones)
     static let speaker = Port(name: "Speaker", uid: "speaker", type: .builtInSpeaker)
 

@@ -59,6 +59,22 @@ import Testing
         }
     }
 
+    /// The module's C side digests only the keys the core reads to tell whether a stream's
+    /// properties changed (`as_core_reads_stream_key`, the list written out in C): the same
+    /// answer as the core's own, key by key.
+    @Test func theCSideKnowsTheKeysTheCoreReads() {
+        let keys = Self.readKeys.map(\.key) + Self.daemonKeys.map(\.key) + [
+            "", "a", "m", "n", "s", "audio", "audio.session", "audio.session.", "audio.sessionx", "application.name.x",
+            "application.process.id2", "application.process", "media.role ", "media.rol", "node.link-group",
+            "node.link-groups", "stream.capture.sinks", "stream.monitor.x", "stream.monitor", "pipewire.access",
+            "Media.role", "node.driver-id", DeclarationKey.prefix + "anything", String(repeating: "s", count: 4096),
+        ]
+        for key in keys {
+            #expect(key.withCString { as_core_reads_stream_key($0) } == key.withCString(Translation.readsStreamKey), "\(key.prefix(40))")
+        }
+        #expect(!as_core_reads_stream_key(nil))
+    }
+
     /// The facts of a stream are the same from the keys kept as from all of them, for each
     /// read key alone among the daemon's and for all of them together.
     @Test func theKeysKeptGiveTheSameFacts() {

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -131,6 +132,32 @@ enum as_node_class {
 };
 /** Classifies a node by its `media.class` (NULL: AS_NODE_OTHER). Needs no core. */
 enum as_node_class as_core_classify_node(const char *media_class);
+
+/** Whether the core reads anything of a stream from `key` of its properties: a change
+ * of the other keys (the daemon's formats, latencies, its driver's id) changes nothing
+ * the core knows of the stream. The core's own list, written out here so that the
+ * module asks it inline on each of a stream's fifty-odd keys (a test holds the two
+ * equal). False for NULL. */
+static inline bool as_core_reads_stream_key(const char *key)
+{
+	if (key == NULL)
+		return false;
+	switch (key[0]) {
+	case 'a':
+		return strncmp(key, "audio.session.", 14) == 0 ||
+			strcmp(key, "application.name") == 0 ||
+			strcmp(key, "application.process.binary") == 0 ||
+			strcmp(key, "application.process.id") == 0;
+	case 'm':
+		return strcmp(key, "media.role") == 0;
+	case 'n':
+		return strcmp(key, "node.link-group") == 0;
+	case 's':
+		return strcmp(key, "stream.capture.sink") == 0 || strcmp(key, "stream.monitor") == 0;
+	default:
+		return false;
+	}
+}
 
 /** What the daemon knows of a client's connection (never the client's own properties):
  * the policy grants call priority, alarm priority and the global switches on who this
