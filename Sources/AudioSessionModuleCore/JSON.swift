@@ -65,7 +65,7 @@ struct JSONWriter {
         appendDigits(v.magnitude)
     }
 
-    /// `m`'s decimal digits.
+    /// `magnitude`'s decimal digits.
     private mutating func appendDigits(_ magnitude: UInt64) {
         var m = magnitude
         // Room for the 20 digits of the largest magnitude, written last to first.
