@@ -138,10 +138,11 @@ struct DerivedTraits: Equatable {
     var ambientWhenOtherAudioPlays: Bool
 
     /// The traits with the category chosen at activation applied (a Game stream's
-    /// adaptive category, §1), when it differs from the declared one.
+    /// adaptive category, §1), when it differs from the declared one. A stream whose role
+    /// no longer adapts (it stopped being a Game) has its role's own category.
     func adapted(to adaptive: Category?) -> SessionTraits {
         var t = traits
-        if let adaptive, adaptive != t.category {
+        if ambientWhenOtherAudioPlays, let adaptive, adaptive != t.category {
             t.category = adaptive
             t.options = Declaration(category: adaptive, mode: t.mode, options: declaredOptions).effectiveOptions
         }

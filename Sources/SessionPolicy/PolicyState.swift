@@ -121,10 +121,34 @@ struct PolicyState: PolicyReading {
 
     /// Changes the policy's decisions on a stream (its pause, gains, lost output, whether it
     /// runs as the module reported): never its facts, so its traits' inputs stay as they are.
+    /// The record is changed where it lies (no copy of it, of its strings or of its facts'
+    /// box is made): only the plain values the index follows are read before and after.
     mutating func updateStream(_ n: NodeID, _ body: (inout StreamInfo) -> Void) {
-        guard var st = model.streams[n] else { return }
+        guard let i = model.streams.index(forKey: n) else { return }
+        let (before, after, client) = Self.change(&model.streams.values[i], body)
+        guard after != before else { return }
+        followDecisions(n, at: i, client: client, before: before, after: after)
+    }
+
+    /// `body` applied to a record reached in place, with the plain values the index follows
+    /// before and after, and its client.
+    private static func change(_ st: inout StreamInfo, _ body: (inout StreamInfo) -> Void) -> (DecisionShare, DecisionShare, ClientID) {
+        let before = DecisionShare(st)
         body(&st)
-        setDecisions(n, st)
+        return (before, DecisionShare(st), st.client)
+    }
+
+    /// The index brought up to date after the decisions on the stream at `i` changed in
+    /// place (its facts as they were): what `setDecisions` does, from the plain values.
+    private mutating func followDecisions(_ n: NodeID, at i: Dictionary<NodeID, StreamInfo>.Index, client: ClientID,
+                                          before: DecisionShare, after: DecisionShare) {
+        countGains(of: client, from: before.gains, to: after.gains)
+        if before.listened != after.listened { noteListened(n, after.listened) }
+        if before.runs != after.runs || before.heard != after.heard {
+            let st = model.streams.values[i]
+            let key = program(of: st)
+            moveProgram(n, from: (key, activity(of: n, st, runs: before.runs, heard: before.heard)), to: (key, activity(of: n, st)))
+        }
     }
 
     /// `st` is the stream's record with new decisions (and running state), its facts as
@@ -432,6 +456,8 @@ extension PolicyState {
         if new != nil, !refreshed, model.streams[n]?.direction == .input { refreshInferred(n) }
     }
 
+    private static func listenedOrHeard(_ st: inout StreamInfo) -> Bool { st.listened || st.heard }
+
     /// Whether the program captures a microphone now (R43).
     func captures(_ key: ProgramKey) -> Bool {
         (index.activityOfProgram[key]?.capturing ?? 0) > 0
@@ -442,8 +468,13 @@ extension PolicyState {
     /// program). A program that captures nothing has no output listened to or heard.
     mutating func noteReview(_ n: NodeID, _ key: ProgramKey?, capturedBefore: Bool) {
         guard let key else { return }
-        let st = model.streams[n]
-        if capturedBefore || captures(key) || st?.listened == true || st?.heard == true { programsToReview.insert(key) }
+        if capturedBefore || captures(key) {
+            programsToReview.insert(key)
+            return
+        }
+        // Two flags read where the record lies: no copy of it.
+        guard let i = model.streams.index(forKey: n) else { return }
+        if Self.listenedOrHeard(&model.streams.values[i]) { programsToReview.insert(key) }
     }
 
     /// Adds (`sign` 1) or takes away (-1) a stream's share of its program's activity;
@@ -568,8 +599,12 @@ extension PolicyState {
 
     /// Keeps each client's count of output streams per gain and silence in step.
     mutating func countGains(of c: ClientID, removing old: StreamInfo?, adding new: StreamInfo?) {
-        let before = old.flatMap { $0.direction == .output ? UniformGains(gain: $0.duckGain, silenced: $0.silenced) : nil }
-        let after = new.flatMap { $0.direction == .output ? UniformGains(gain: $0.duckGain, silenced: $0.silenced) : nil }
+        countGains(of: c, from: old.flatMap(DecisionShare.gains), to: new.flatMap(DecisionShare.gains))
+    }
+
+    /// Moves one output stream of `c` from the gains `before` to `after` (nil: not an output,
+    /// or no stream).
+    mutating func countGains(of c: ClientID, from before: UniformGains?, to after: UniformGains?) {
         guard before != after else { return }
         if let before, let i = index.gainsOfClient[c]?.index(forKey: before) {
             if index.gainsOfClient[c]?.values[i] ?? 0 > 1 {
@@ -644,5 +679,27 @@ extension PolicyState {
     mutating func refreshStreams(behindRelay n: NodeID) {
         guard let r = model.relays[n] else { return }
         for e in (index.sinksOfGroup[r.linkGroup] ?? []).sorted() { refreshRoutes(linkedTo: e) }
+    }
+}
+
+/// The plain values of a stream's record that the index follows for its decisions: its
+/// gains (an output's), whether it is listened to, runs and was heard. Read and compared
+/// without touching the record's strings or its facts' box.
+struct DecisionShare: Equatable {
+    var gains: UniformGains?
+    var listened: Bool
+    var runs: Bool
+    var heard: Bool
+
+    init(_ st: StreamInfo) {
+        gains = Self.gains(st)
+        listened = st.listened
+        runs = st.runs
+        heard = st.heard
+    }
+
+    /// An output stream's gains; nil for a capture stream.
+    static func gains(_ st: StreamInfo) -> UniformGains? {
+        st.direction == .output ? UniformGains(gain: st.duckGain, silenced: st.silenced) : nil
     }
 }

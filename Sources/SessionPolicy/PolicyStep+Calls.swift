@@ -46,7 +46,12 @@ extension PolicyReading {
     /// Whether the stream takes part in its program's activity when it runs: not a virtual
     /// device's stream, not of an unmanaged role, and a capture only of a microphone.
     func takesPart(_ n: NodeID, _ st: StreamInfo) -> Bool {
-        guard st.runs, configuration.callsFromGraph, st.facts.linkGroup == nil else { return false }
+        st.runs && takesPartWhenRunning(n, st)
+    }
+
+    /// `takesPart` for a stream that runs (whatever `st.runs` says).
+    func takesPartWhenRunning(_ n: NodeID, _ st: StreamInfo) -> Bool {
+        guard configuration.callsFromGraph, st.facts.linkGroup == nil else { return false }
         if st.direction == .input && !capturesMicrophone(n, st) { return false }
         return !roleRule(st.facts).unmanaged
     }
@@ -55,9 +60,15 @@ extension PolicyReading {
     /// it plays, and (when the policy listens to outputs) has carried sound. Streams of
     /// virtual devices and of unmanaged roles add nothing.
     func activity(of n: NodeID, _ st: StreamInfo) -> ProgramActivity {
-        guard takesPart(n, st) else { return ProgramActivity() }
+        activity(of: n, st, runs: st.runs, heard: st.heard)
+    }
+
+    /// `activity(of:_:)` with the stream's `runs` and `heard` as given: what it added before
+    /// a change made to its record in place.
+    func activity(of n: NodeID, _ st: StreamInfo, runs: Bool, heard: Bool) -> ProgramActivity {
+        guard runs, takesPartWhenRunning(n, st) else { return ProgramActivity() }
         if st.direction == .input { return ProgramActivity(capturing: 1, playing: 0) }
-        if configuration.listensToOutputs && !st.heard { return ProgramActivity() }
+        if configuration.listensToOutputs && !heard { return ProgramActivity() }
         return ProgramActivity(capturing: 0, playing: 1)
     }
 

@@ -130,43 +130,48 @@ extension PolicyStep {
     }
 
     mutating func streamRunning(_ n: NodeID, _ running: Bool) {
-        guard var st = model.streams[n], let s = sessionOf(n) else { return }
-        if running {
-            if st.pausedByPolicy {
-                // The owner re-activated a node we paused (R16).
-                st.running = true
-                state.setDecisions(n, st)
-                streamActivationRequested(n)
-                return
-            }
-            if st.resumedByPolicy {
-                // The module confirms the policy's resume.
-                st.resumedByPolicy = false
-                st.running = true
-                state.setDecisions(n, st)
-                return
-            }
-            guard !st.running else { return }
-            st.running = true
-            state.setDecisions(n, st)
-            touched.insert(s)
-            // Faded, and started again by its program after the policy let go (R42).
-            if st.fade != .none { fadeIns.append(n) }
-            guard let t = traits(s), !t.unmanaged else { return }
-            if !isActive(s) { activate(s, explicit: false) }
-        } else {
-            if st.pausedByPolicy || st.pauseReleased {
+        guard model.streams.index(forKey: n) != nil, let s = sessionOf(n) else { return }
+        /// What the report means, read and recorded where the stream's record lies.
+        enum Report { case nothing, request, started(faded: Bool), stopped(wasRunning: Bool) }
+        var report = Report.nothing
+        state.updateStream(n) { st in
+            if running {
+                if st.pausedByPolicy {
+                    // The owner re-activated a node we paused (R16).
+                    st.running = true
+                    report = .request
+                } else if st.resumedByPolicy {
+                    // The module confirms the policy's resume.
+                    st.resumedByPolicy = false
+                    st.running = true
+                } else if !st.running {
+                    st.running = true
+                    report = .started(faded: st.fade != .none)
+                }
+            } else if st.pausedByPolicy || st.pauseReleased {
                 // The module confirms the policy's pause, also one let go of before the
                 // confirmation came (the player reported Paused within the node's stop): the
                 // program paused because the policy asked, not by itself (R18).
                 st.running = false
-                state.setDecisions(n, st)
-                return
+            } else {
+                let wasRunning = st.runs
+                st.running = false
+                st.resumedByPolicy = false
+                report = .stopped(wasRunning: wasRunning)
             }
-            let wasRunning = st.runs
-            st.running = false
-            st.resumedByPolicy = false
-            state.setDecisions(n, st)
+        }
+        switch report {
+        case .nothing:
+            return
+        case .request:
+            streamActivationRequested(n)
+        case .started(let faded):
+            touched.insert(s)
+            // Faded, and started again by its program after the policy let go (R42).
+            if faded { fadeIns.append(n) }
+            guard let t = traits(s), !t.unmanaged else { return }
+            if !isActive(s) { activate(s, explicit: false) }
+        case .stopped(let wasRunning):
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
             if var m = model.marks[s], var i = m.interruption {

@@ -189,9 +189,15 @@ extension PolicyReading {
             guard index.declaredClients.contains(c) else { return nil }
             return (index.derived[s] ?? deriveTraits(s))?.traits
         case .stream(let n):
-            // The client alone is read: a copy of the whole stream record is not made.
+            // The cached traits name the stream's client: its record is not read (a copy of it
+            // is made by a lookup, its facts' box retained and released).
+            if let d = index.derived[s] {
+                guard !index.declaredClients.contains(d.traits.client) else { return nil }
+                // Only a Game's category adapts: the marks are read for it alone.
+                return d.ambientWhenOtherAudioPlays ? d.adapted(to: model.marks[s]?.adaptiveCategory) : d.traits
+            }
             guard let client = model.streams[n]?.client, !index.declaredClients.contains(client) else { return nil }
-            guard let d = index.derived[s] ?? deriveTraits(s) else { return nil }
+            guard let d = deriveTraits(s) else { return nil }
             return d.adapted(to: model.marks[s]?.adaptiveCategory)
         }
     }

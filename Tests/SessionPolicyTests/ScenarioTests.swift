@@ -49,6 +49,19 @@ struct ScenarioTests {
         #expect(v.decide(silent(true)) == [.silence(N(20), true)])
     }
 
+    @Test("S3 game: a stream whose role stops being Game has its new role's category, not the one its game activation chose")
+    func s3AStreamThatStopsBeingAGameHasItsNewRolesCategory() {
+        var w = World()
+        w.legacy(20, client: 2, role: "Game")
+        w.play(20)
+        #expect(w.session(legacyS(20))?.category == .soloAmbient)
+        _ = w.decide(.streamChanged(N(20), ["media.role": "Music"]))
+        #expect(w.session(legacyS(20))?.category == .playback)
+        // Back to Game: the category chosen at its activation applies again.
+        _ = w.decide(.streamChanged(N(20), ["media.role": "Game"]))
+        #expect(w.session(legacyS(20))?.category == .soloAmbient)
+    }
+
     @Test("S4 navigation prompt ducks music to the duck level and back; a podcast pauses and resumes")
     func s4ANavigationPromptDucksMusicAndPausesAPodcastWhichBothComeBack() {
         let nav: (inout World) -> Void = { w in
