@@ -123,11 +123,13 @@ struct PolicyState: PolicyReading {
     /// runs as the module reported): never its facts, so its traits' inputs stay as they are.
     /// The record is changed where it lies (no copy of it, of its strings or of its facts'
     /// box is made): only the plain values the index follows are read before and after.
-    mutating func updateStream(_ n: NodeID, _ body: (inout StreamInfo) -> Void) {
-        guard let i = model.streams.index(forKey: n) else { return }
+    /// Returns whether the stream was known (an unknown one is left alone).
+    @discardableResult
+    mutating func updateStream(_ n: NodeID, _ body: (inout StreamInfo) -> Void) -> Bool {
+        guard let i = model.streams.index(forKey: n) else { return false }
         let (before, after, client) = Self.change(&model.streams.values[i], body)
-        guard after != before else { return }
-        followDecisions(n, at: i, client: client, before: before, after: after)
+        if after != before { followDecisions(n, at: i, client: client, before: before, after: after) }
+        return true
     }
 
     /// `body` applied to a record reached in place, with the plain values the index follows
@@ -139,7 +141,7 @@ struct PolicyState: PolicyReading {
     }
 
     /// The index brought up to date after the decisions on the stream at `i` changed in
-    /// place (its facts as they were): what `setDecisions` does, from the plain values.
+    /// place (its facts as they were), from the plain values.
     private mutating func followDecisions(_ n: NodeID, at i: Dictionary<NodeID, StreamInfo>.Index, client: ClientID,
                                           before: DecisionShare, after: DecisionShare) {
         countGains(of: client, from: before.gains, to: after.gains)
@@ -154,16 +156,7 @@ struct PolicyState: PolicyReading {
     /// `st` is the stream's record with new decisions (and running state), its facts as
     /// they were: cheaper than `setStream`, which also follows a change of facts.
     mutating func setDecisions(_ n: NodeID, _ st: StreamInfo) {
-        guard let old = model.streams.updateValue(st, forKey: n) else {
-            setStream(n, st)
-            return
-        }
-        countGains(of: st.client, removing: old, adding: st)
-        if old.listened != st.listened { noteListened(n, st.listened) }
-        if old.runs != st.runs || old.heard != st.heard {
-            let key = program(of: st)
-            moveProgram(n, from: (key, activity(of: n, old)), to: (key, activity(of: n, st)))
-        }
+        if !updateStream(n, { $0 = st }) { setStream(n, st) }
     }
 
     /// The output stream of a virtual sink (nil: gone; its links must be gone first).
