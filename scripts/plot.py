@@ -290,6 +290,15 @@ def paired_spread(mod_rounds, stock_rounds):
     return q[0], q[2]
 
 
+def cost_attempts(mod):
+    """(label, attempts, the stock figures' spread in each) of the cost sections that ran
+    more than once (`calmest` in audio-session-bench), in the order of `cost_workloads`."""
+    sections = [("stream pause/resume", mod.get("cpu") or {}), ("stream churn (create/destroy)", mod.get("churnCost") or {})]
+    labels = {"activation": "activation-request updates", "silent": "silent-mode flips"}
+    sections += [(labels.get(f.get("mode"), f.get("mode")), f) for f in mod.get("propertyFloods") or []]
+    return [(label, r["attempts"], r.get("stockSpreads") or []) for label, r in sections if (r.get("attempts") or 1) > 1]
+
+
 def cost_workloads(mod, base):
     """Per workload of the daemon-cost comparison: (label, module ms per 1,000, stock ms per
     1,000, module rounds, stock rounds); the rounds are None where they did not alternate."""
@@ -879,6 +888,17 @@ def md_daemon(res):
           "between rounds by more than the module adds, and within a pair that drift cancels; the medians of the two "
           "systems' rounds are given for reference, and the middle half of the pairs' ratios (first to third "
           "quartile) says how far one pair strays from the median.")
+        attempts = cost_attempts(mod)
+        if attempts:
+            w("")
+            w("A cost section runs again while the stock daemon's own figures spread more than a quiet machine's "
+              f"(their third quartile over their first above {p.get('calmSpread') or 1.5:g}: the stock daemon does the "
+              "same work in every round, so a wide spread says the machine was busy with something else), at most "
+              f"{p.get('costAttempts') or 3} times; the attempt "
+              "whose stock figures spread least is kept, whatever the module's figures. This run: " + "; ".join(
+                  f"{label} ran {n} times, the stock figures spreading "
+                  + ", ".join(f"{x:.2f}×" for x in spreads_seen)
+                  for label, n, spreads_seen in attempts) + ".")
         w("")
     if num(i.get("rssKiB")) and num(ib.get("rssKiB")):
         w(f"Ratio: the daemon's idle RSS with the module is {i['rssKiB'] / ib['rssKiB']:.2f}× the baseline's "

@@ -72,6 +72,11 @@ struct BenchOptions: ParsableCommand {
     @Option(name: .customLong("churn-live"), help: "Streams alive at once during the churn (200; quick 50).")
     var churnLive: Int?
 
+    @Option(name: .customLong("cost-attempts"), help: "At most this many attempts of each CPU section (pause/resume, churn, each property flood): one runs again while the stock daemon's own figures spread as on a busy machine, and the calmest attempt is kept (3; quick 1).")
+    var costAttempts: Int?
+    @Option(name: .customLong("calm-spread"), help: "The stock daemon's figures in a CPU section count as a quiet machine's when their third quartile is at most this many times their first (1.5).")
+    var calmSpread: Double?
+
     @Option(name: .customLong("fault-rounds"), help: "Rounds of hostile clients in the faults section (5; quick 2).")
     var faultRounds: Int?
     @Option(help: "Activation-request updates in the props section (20,000; quick 2,000).")

@@ -56,6 +56,11 @@ struct CPUResult: Codable {
     var helperCrashReport: String?
     /// The crash reports of the rounds whose helper died.
     var helperCrashReports: [String]?
+    /// How many times the section ran (`calmest`: again while the stock daemon's own
+    /// figures spread more than a quiet machine's), and the stock figures' spread (third
+    /// quartile over first) in each attempt; the attempt kept is the one that spread least.
+    var attempts: Int?
+    var stockSpreads: [Double]?
 }
 
 /// One client rewriting its own properties as fast as the daemon takes them
@@ -71,6 +76,11 @@ struct PropertyFloodResult: Codable {
     /// The median of the rounds.
     var cpuMsPerThousand: Double?
     var roundsMsPerThousand: [Double]?
+    /// How many times the section ran (`calmest`: again while the stock daemon's own
+    /// figures spread more than a quiet machine's), and the stock figures' spread (third
+    /// quartile over first) in each attempt; the attempt kept is the one that spread least.
+    var attempts: Int?
+    var stockSpreads: [Double]?
 }
 
 extension CPUResult {
