@@ -888,7 +888,8 @@ def md_daemon(res):
           "between rounds by more than the module adds, and within a pair that drift cancels; the medians of the two "
           "systems' rounds are given for reference, and the middle half of the pairs' ratios (first to third "
           "quartile) says how far one pair strays from the median.")
-        attempts = cost_attempts(mod)
+        attempts = [(f"{gen} {label}", n, seen) for gen, m_, _ in generation_pairs(res)
+                    for label, n, seen in cost_attempts(m_)]
         if attempts:
             w("")
             w("A cost section runs again while the stock daemon's own figures spread more than a quiet machine's "
