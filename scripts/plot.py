@@ -290,12 +290,18 @@ def paired_spread(mod_rounds, stock_rounds):
     return q[0], q[2]
 
 
+# The daemon-cost workloads' names, in the report's order: the toggles, the churn, then the
+# property floods by mode.
+PAUSE_RESUME, CHURN = "stream pause/resume", "stream churn (create/destroy)"
+FLOOD_LABELS = (("activation", "activation-request updates"), ("silent", "silent-mode flips"))
+
+
 def cost_attempts(mod):
     """(label, attempts, the stock figures' spread in each) of the cost sections that ran
     more than once (`calmest` in audio-session-bench), in the order of `cost_workloads`."""
-    sections = [("stream pause/resume", mod.get("cpu") or {}), ("stream churn (create/destroy)", mod.get("churnCost") or {})]
-    labels = {"activation": "activation-request updates", "silent": "silent-mode flips"}
-    sections += [(labels.get(f.get("mode"), f.get("mode")), f) for f in mod.get("propertyFloods") or []]
+    floods = {f.get("mode"): f for f in mod.get("propertyFloods") or []}
+    sections = [(PAUSE_RESUME, mod.get("cpu") or {}), (CHURN, mod.get("churnCost") or {})]
+    sections += [(label, floods.get(mode) or {}) for mode, label in FLOOD_LABELS]
     return [(label, r["attempts"], r.get("stockSpreads") or []) for label, r in sections if (r.get("attempts") or 1) > 1]
 
 
@@ -305,14 +311,14 @@ def cost_workloads(mod, base):
     c, cb = mod.get("cpu") or {}, base.get("cpu") or {}
     cc, ccb = mod.get("churnCost") or {}, base.get("churnCost") or {}
     churn_alternated = cc.get("ok") and ccb.get("ok")
-    rows = [("stream pause/resume", c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand"),
+    rows = [(PAUSE_RESUME, c.get("cpuMsPerThousand"), cb.get("cpuMsPerThousand"),
              c.get("roundsMsPerThousand"), cb.get("roundsMsPerThousand")),
-            ("stream churn (create/destroy)", churn_cpu(mod), churn_cpu(base),
+            (CHURN, churn_cpu(mod), churn_cpu(base),
              cc.get("roundsMsPerThousand") if churn_alternated else None,
              ccb.get("roundsMsPerThousand") if churn_alternated else None)]
     floods = {f["mode"]: f for f in mod.get("propertyFloods") or [] if f.get("ok")}
     bfloods = {f["mode"]: f for f in base.get("propertyFloods") or [] if f.get("ok")}
-    for mode, label in (("activation", "activation-request updates"), ("silent", "silent-mode flips")):
+    for mode, label in FLOOD_LABELS:
         a, b = floods.get(mode) or {}, bfloods.get(mode) or {}
         rows.append((label, a.get("cpuMsPerThousand"), b.get("cpuMsPerThousand"),
                      a.get("roundsMsPerThousand"), b.get("roundsMsPerThousand")))

@@ -40,7 +40,18 @@ struct StreamsResult: Codable {
 /// stopped yet: an interrupted bench stops them with the systems' own.
 let roundSandboxes = Box<[Sandbox]>([])
 
-struct CPUResult: Codable {
+/// A cost section's result for one system, which `calmest` may have measured several times.
+protocol RepeatedCostSection {
+    /// Each round's figure, ms per 1,000 events.
+    var roundsMsPerThousand: [Double]? { get }
+    /// How many times the section ran (again while the stock daemon's own figures spread
+    /// more than a quiet machine's), and the stock figures' spread (third quartile over
+    /// first) in each attempt; the attempt kept is the one that spread least.
+    var attempts: Int? { get set }
+    var stockSpreads: [Double]? { get set }
+}
+
+struct CPUResult: Codable, RepeatedCostSection {
     var ok: Bool
     var error: String?
     var events: Int
@@ -56,16 +67,14 @@ struct CPUResult: Codable {
     var helperCrashReport: String?
     /// The crash reports of the rounds whose helper died.
     var helperCrashReports: [String]?
-    /// How many times the section ran (`calmest`: again while the stock daemon's own
-    /// figures spread more than a quiet machine's), and the stock figures' spread (third
-    /// quartile over first) in each attempt; the attempt kept is the one that spread least.
+    /// See `RepeatedCostSection`.
     var attempts: Int?
     var stockSpreads: [Double]?
 }
 
 /// One client rewriting its own properties as fast as the daemon takes them
 /// (`Tests/Fixtures/prop-flood.c`): what each update costs the daemon.
-struct PropertyFloodResult: Codable {
+struct PropertyFloodResult: Codable, RepeatedCostSection {
     var ok: Bool
     var error: String?
     /// `activation` (a declared session's activation-request bumped) or `silent` (silent mode flipped).
@@ -76,9 +85,7 @@ struct PropertyFloodResult: Codable {
     /// The median of the rounds.
     var cpuMsPerThousand: Double?
     var roundsMsPerThousand: [Double]?
-    /// How many times the section ran (`calmest`: again while the stock daemon's own
-    /// figures spread more than a quiet machine's), and the stock figures' spread (third
-    /// quartile over first) in each attempt; the attempt kept is the one that spread least.
+    /// See `RepeatedCostSection`.
     var attempts: Int?
     var stockSpreads: [Double]?
 }

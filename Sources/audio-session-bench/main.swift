@@ -452,26 +452,28 @@ func stockSpread(_ figures: [Double]) -> Double? {
     return q3 / q1
 }
 
-/// Runs a cost section (`attempt`, which measures both systems and returns what it measured,
-/// with the stock system's figures from `stock`) again while the stock figures spread more
-/// than `calmSpread`, at most `costAttempts` times; the attempt whose stock figures spread
-/// least is kept. Which attempt is kept depends on the stock figures alone.
-func calmest<T>(_ what: String, stock: (T) -> [Double], _ attempt: () -> T) -> (result: T, attempts: Int, spreads: [Double]) {
+/// Runs a cost section (`attempt`, which measures both systems) again while the stock
+/// system's figures spread more than `calmSpread`, at most `costAttempts` times; the attempt
+/// whose stock figures spread least is kept, with how many ran and their spreads. Which
+/// attempt is kept depends on the stock figures alone.
+func calmest<T: RepeatedCostSection>(_ what: String, _ attempt: () -> (module: T, stock: T)) -> (module: T, stock: T) {
     var kept = attempt()
-    var least = stockSpread(stock(kept)) ?? 1
+    var least = stockSpread(kept.stock.roundsMsPerThousand ?? []) ?? 1
     var spreads = [least]
     while let last = spreads.last, last > calmSpread, spreads.count < max(1, costAttempts) {
         progress("   \(what): the stock daemon's own figures spread \(String(format: "%.2f", last))x (third quartile over first; "
                  + "more than \(calmSpread)x): the machine was busy; the section runs again (attempt \(spreads.count + 1) of \(costAttempts))")
         let one = attempt()
-        let spread = stockSpread(stock(one)) ?? 1
+        let spread = stockSpread(one.stock.roundsMsPerThousand ?? []) ?? 1
         spreads.append(spread)
         if spread < least {
             kept = one
             least = spread
         }
     }
-    return (kept, spreads.count, spreads)
+    (kept.module.attempts, kept.module.stockSpreads) = (spreads.count, spreads)
+    (kept.stock.attempts, kept.stock.stockSpreads) = (spreads.count, spreads)
+    return kept
 }
 
 for (m, b) in costPairs {
@@ -492,7 +494,7 @@ for (m, b) in costPairs {
     }
     if sections.contains("cpu") {
         progress("-- \(m.system) and \(b.system): cpu, \(burstRounds) rounds of \(burstsPerRound) bursts each, in turn, on new daemons each round")
-        let (pair, attempts, spreads) = calmest("pause/resume", stock: { $0.stock.roundsMsPerThousand ?? [] }) {
+        let pair = calmest("pause/resume") {
             var mine: [CPUResult] = [], theirs: [CPUResult] = []
             for i in 0..<max(1, burstRounds) {
                 // Which system's burst comes first in the round alternates too.
@@ -508,17 +510,14 @@ for (m, b) in costPairs {
             }
             return (module: DaemonCost.combineBursts(mine, events: burstEvents), stock: DaemonCost.combineBursts(theirs, events: burstEvents))
         }
-        for (r, one) in [(m, pair.module), (b, pair.stock)] {
-            var c = one
-            c.attempts = attempts
-            c.stockSpreads = spreads
+        for (r, c) in [(m, pair.module), (b, pair.stock)] {
             r.result.update { $0.cpu = c }
             progress("   \(r.system) \(c.summary)")
         }
     }
     if sections.contains("churn") {
         progress("-- \(m.system) and \(b.system): churn CPU, \(churnCostRounds) fresh daemons each, alternating")
-        let (pair, attempts, spreads) = calmest("churn", stock: { $0.stock.roundsMsPerThousand ?? [] }) {
+        let pair = calmest("churn") {
             var mine: [CPUResult] = [], theirs: [CPUResult] = []
             var crashes: [String: [String]] = [:]
             for i in 0..<max(1, churnCostRounds) {
@@ -543,17 +542,14 @@ for (m, b) in costPairs {
             }
             return (module: combined(mine, m), stock: combined(theirs, b))
         }
-        for (r, one) in [(m, pair.module), (b, pair.stock)] {
-            var c = one
-            c.attempts = attempts
-            c.stockSpreads = spreads
+        for (r, c) in [(m, pair.module), (b, pair.stock)] {
             r.result.update { $0.churnCost = c }
         }
     }
     if sections.contains("props") {
         progress("-- \(m.system) and \(b.system): props, \(floodRounds) rounds each, interleaved")
         for (mode, updates) in [("activation", floodActivationUpdates), ("silent", floodSilentUpdates)] {
-            let (pair, attempts, spreads) = calmest("\(mode) updates", stock: { $0.stock.roundsMsPerThousand ?? [] }) {
+            let pair = calmest("\(mode) updates") {
                 let (mine, theirs) = interleaved("\(mode) updates", rounds: floodRounds) {
                     DaemonCost.propertyFloodRound($0, fixture: fixtureDirectory($0) + "/audio-session-prop-flood", mode: mode,
                                                   updates: updates, round: $1)
@@ -561,10 +557,7 @@ for (m, b) in costPairs {
                 return (module: DaemonCost.combine(mine, mode: mode, updates: updates),
                         stock: DaemonCost.combine(theirs, mode: mode, updates: updates))
             }
-            for (r, one) in [(m, pair.module), (b, pair.stock)] {
-                var f = one
-                f.attempts = attempts
-                f.stockSpreads = spreads
+            for (r, f) in [(m, pair.module), (b, pair.stock)] {
                 r.result.update { $0.propertyFloods = ($0.propertyFloods ?? []) + [f] }
                 progress("   \(r.system) \(f.summary)")
             }
