@@ -46,6 +46,16 @@ public final class ModuleCore {
     @exclusivity(unchecked) var publishTimerDue: UInt64?
     /// The last write left held publications for the loop's next turn (a burst over many sessions).
     @exclusivity(unchecked) var burstContinues = false
+    /// How long held publications wait after a write now (ns): the publishing interval, and
+    /// twice as long each time the graph's own events carry a write of what they kept
+    /// changing, up to `longestIntervalFactor` intervals. A state that keeps changing (a
+    /// stream started and stopped a hundred times a second, a flood of switch flips) is
+    /// written ever less often: each write wakes every client that reads the metadata, and
+    /// costs the daemon more than deciding the change did. It is one interval again once a
+    /// change finds the metadata quiet, or the timer writes what a burst left.
+    @exclusivity(unchecked) var holdNanoseconds: UInt64 = 0
+    /// Held publications wait at most this many publishing intervals (160 ms at 20 ms).
+    static let longestIntervalFactor: UInt64 = 8
     /// The monotonic clock in nanoseconds (the tests' own, to step through intervals).
     let clock: () -> UInt64
     /// The token of the publishing timer, outside the policy's own tokens (counted up from 1).
@@ -69,6 +79,7 @@ public final class ModuleCore {
             configuration.publishIntervalMilliseconds = 0
         }
         self.publishInterval = configuration.publishIntervalMilliseconds
+        self.holdNanoseconds = UInt64(configuration.publishIntervalMilliseconds) &* 1_000_000
         // Without the fade effect there is no fade: nothing would report its silence.
         if !(effects.version >= 4 && effects.fade != nil) {
             configuration.fadeOutMilliseconds = 0
@@ -264,6 +275,9 @@ public final class ModuleCore {
                 return
             }
             let started = Self.now()
+            // The events that kept the state changing stopped: the next change waits one
+            // interval again.
+            if !continuing { holdNanoseconds = intervalNanoseconds }
             writeHeldBatch(at: now)
             noteTime(since: started, "writing the published state")
             return
@@ -324,17 +338,19 @@ public final class ModuleCore {
     /// The publishing interval in nanoseconds.
     var intervalNanoseconds: UInt64 { UInt64(publishInterval) &* 1_000_000 }
 
-    /// Whether an interval has passed since the state was last written.
+    /// Whether held publications have waited long enough since the state was last written
+    /// (`holdNanoseconds`).
     func intervalPassed(at now: UInt64) -> Bool {
         guard let last = lastWrite else { return true }
-        return now &- last >= intervalNanoseconds
+        return now &- last >= holdNanoseconds
     }
 
     /// Writes `publication` at once when the metadata was quiet (nothing held, nothing
-    /// written for an interval), else holds it: what is held is written, the latest per
-    /// key, by the first decision an interval after the last write, or at the latest by
-    /// the publishing timer two intervals after it. A busy graph's own events carry the
-    /// writes, and the timer wakes the daemon only when they stop.
+    /// written for the current wait), else holds it: what is held is written, the latest per
+    /// key, by the first decision once the wait (an interval; longer while the state keeps
+    /// changing, `holdNanoseconds`) has passed since the last write, or at the latest by the
+    /// publishing timer an interval after that. A busy graph's own events carry the writes,
+    /// and the timer wakes the daemon only when they stop.
     func publish(_ key: PublishedKey, _ publication: () -> Publication) {
         guard publishInterval > 0, !writesThrough else {
             if !heldKeys.isEmpty { heldKeys.remove(key) }
@@ -346,6 +362,7 @@ public final class ModuleCore {
             // Quiet: this decision's state is written now; changes in the next interval wait.
             writesThrough = true
             lastWrite = now
+            holdNanoseconds = intervalNanoseconds
             write(publication())
             return
         }
@@ -353,10 +370,11 @@ public final class ModuleCore {
         armPublishTimer(at: now)
     }
 
-    /// Makes sure the publishing timer fires two intervals after the last write at the
-    /// latest; a timer armed for earlier is moved (the module moves a pending token).
+    /// Makes sure the publishing timer fires one interval after held publications may be
+    /// written at the latest (two intervals after the last write, unless a burst lengthened
+    /// the wait); a timer armed for earlier is moved (the module moves a pending token).
     func armPublishTimer(at now: UInt64) {
-        let due = (lastWrite ?? now) &+ 2 &* intervalNanoseconds
+        let due = (lastWrite ?? now) &+ holdNanoseconds &+ intervalNanoseconds
         // The rest of a burst is written on the next turn anyway, with what is held by then.
         if burstContinues { return }
         if let armed = publishTimerDue, armed >= due { return }
@@ -371,13 +389,15 @@ public final class ModuleCore {
         effects.schedule_timer?(data, Self.publishTimerToken, UInt32(min(ms, UInt64(UInt32.max))))
     }
 
-    /// After a decision: the held publications are written when an interval has passed
-    /// since the last write.
+    /// After a decision: the held publications are written when they have waited long
+    /// enough since the last write. The graph's own events carried this write of a state
+    /// they keep changing: the next changes wait twice as long.
     func writeHeldPublicationsIfDue() {
         guard !heldKeys.isEmpty else { return }
         let now = clock()
         guard intervalPassed(at: now) else { return }
         writeHeldBatch(at: now)
+        holdNanoseconds = min(holdNanoseconds &* 2, intervalNanoseconds &* Self.longestIntervalFactor)
     }
 
     /// Writes one batch of the held publications; a burst over many sessions goes on with

@@ -15,9 +15,10 @@ final class TestClock: @unchecked Sendable {
     func advance(milliseconds: UInt64) { nanoseconds += milliseconds * 1_000_000 }
 }
 
-/// The published state is written at most once an interval (`publish.interval-ms`): a
-/// burst of changes costs the daemon one write a key, the graph's own events carry the
-/// writes, and nothing around an event waits.
+/// The published state is written at most once an interval (`publish.interval-ms`), and ever
+/// less often while it keeps changing (up to eight intervals): a burst of changes costs the
+/// daemon a few writes a key, the graph's own events carry the writes, and nothing around an
+/// event waits.
 @Suite struct PublishingTests {
     let sink = TimingEffectSink()
     let clock = TestClock()
@@ -130,24 +131,104 @@ final class TestClock: @unchecked Sendable {
         #expect(try #require(writes.first?.value).bool("playing") == true)
     }
 
-    @Test func aBusyGraphCarriesTheWritesAndTheTimerNeverComesDue() {
-        // A stream started and stopped every 7 ms for about a second (980 ms).
-        var writes = 0
+    /// A stream started and stopped every 7 ms: the events carry the writes, the timer never
+    /// comes due, and the state is written ever less often, each write the latest state.
+    /// Returns the times of the session's writes (ms after the first event), the time of the
+    /// last event and when the publishing timer is due at the end (nil: not asked for).
+    func toggleEvery7Milliseconds(for events: Int) -> (writes: [UInt64], end: UInt64, due: UInt64?) {
+        var times: [UInt64] = []
         var due: UInt64?
-        for i in 0..<140 {
+        let start = clock.nanoseconds
+        for i in 0..<events {
             clock.advance(milliseconds: 7)
             // The timer, once asked for, would have fired before this event if it was due.
             if let due { #expect(due > clock.nanoseconds, "event \(i)") }
-            core.handle(.streamRunning(NodeID(Self.music), i % 2 == 0 ? false : true))
-            writes += sessionWrites(sink.take(), subject: Self.music).count
+            core.handle(.streamRunning(NodeID(Self.music), i % 2 == 1))
+            for w in sessionWrites(sink.take(), subject: Self.music) {
+                times.append((clock.nanoseconds - start) / 1_000_000)
+                // What is written is the state the event left.
+                #expect(w.value?.bool("playing") == (i % 2 == 1), "event \(i)")
+            }
             if let ms = pendingPublishTimer {
                 due = clock.nanoseconds + UInt64(ms) * 1_000_000
                 sink.timerRequests.removeAll()
             }
         }
-        // At most one write an interval (20 ms: 49 in 980 ms), and the state is written as
-        // it changes (about every third event, 21 ms apart), not once at the end.
-        #expect(writes <= 49 && writes >= 40, "\(writes) writes")
+        return (times, (clock.nanoseconds - start) / 1_000_000, due.map { ($0 - start) / 1_000_000 })
+    }
+
+    /// Moves the clock to `due` (ms after the burst's start, `end` ms after it now) and runs
+    /// the publishing timer out.
+    func firePublishTimer(due: UInt64, end: UInt64) {
+        clock.advance(milliseconds: due - end)
+        core.timerFired(Self.token)
+    }
+
+    @Test func aBusyGraphCarriesTheWritesEverLessOftenAndTheTimerNeverComesDue() {
+        // About a second (980 ms): 140 changes of the session's state.
+        let writes = toggleEvery7Milliseconds(for: 140).writes
+        // The first change at once (the metadata was quiet), then the wait doubles with each
+        // write the events carry: 20, 40, 80, then 160 ms (eight intervals) at most. A write
+        // whose state came back to what the metadata says is left out, so some waits add up.
+        #expect(writes.first == 7, "\(writes)")
+        let gaps = zip(writes.dropFirst(), writes).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 >= 20 && $0 < 2 * (160 + 7) }, "\(writes)")
+        #expect(gaps.suffix(3).allSatisfy { $0 >= 160 }, "\(writes)")
+        // At most one write every 20 ms would be 49 writes; the longer waits make it fewer than ten.
+        #expect(writes.count >= 4 && writes.count < 10, "\(writes)")
+    }
+
+    @Test func afterABurstTheTimerWritesTheLastStateAndTheNextChangeIsWrittenAtOnce() throws {
+        let burst = toggleEvery7Milliseconds(for: 140)
+        // The events stop with the music playing (the last event started it) and that state
+        // held: the timer writes it one interval after the longest wait at the latest.
+        let lastWrite = try #require(burst.writes.last)
+        let due = try #require(burst.due)
+        #expect(core.pendingPublicationCount > 0)
+        #expect(due > burst.end && due <= lastWrite + 160 + 20, "\(burst)")
+        firePublishTimer(due: due, end: burst.end)
+        let writes = sessionWrites(sink.take(), subject: Self.music)
+        #expect(writes.count == 1)
+        #expect(try #require(writes.first?.value).bool("playing") == true)
+        #expect(core.pendingPublicationCount == 0)
+        // The next change an interval later is written at once, and one after it waits one
+        // interval only (20 ms), as before the burst.
+        clock.advance(milliseconds: 20)
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        #expect(sessionWrites(sink.take(), subject: Self.music).count == 1)
+        clock.advance(milliseconds: 5)
+        core.handle(.streamRunning(NodeID(Self.music), true))
+        #expect(sink.take().metadataWrites.isEmpty)
+        #expect(pendingPublishTimer == 35)
+    }
+
+    @Test func aChangeAfterAQuietSpellIsWrittenAtOnceAndTheNextWaitsOneInterval() {
+        // A burst that ends with an event carrying its fourth write: the wait has grown to
+        // its longest (160 ms), and nothing is left held for the timer.
+        var writes = 0
+        var i = 0
+        while i < 200 {
+            clock.advance(milliseconds: 7)
+            core.handle(.streamRunning(NodeID(Self.music), i % 2 == 1))
+            i += 1
+            if !sessionWrites(sink.take(), subject: Self.music).isEmpty {
+                writes += 1
+                if writes == 4 { break }
+            }
+        }
+        #expect(writes == 4)
+        #expect(core.pendingPublicationCount == 0)
+        sink.timerRequests.removeAll()
+        // 200 ms of quiet, then a change: written at once.
+        clock.advance(milliseconds: 200)
+        core.handle(.streamRunning(NodeID(Self.music), i % 2 == 1))
+        #expect(sessionWrites(sink.take(), subject: Self.music).count == 1)
+        // The wait is one interval again: a change 5 ms later is held for the timer two
+        // intervals after the write (35 ms from now), not eight.
+        clock.advance(milliseconds: 5)
+        core.handle(.streamRunning(NodeID(Self.music), i % 2 == 0))
+        #expect(sink.take().metadataWrites.isEmpty)
+        #expect(pendingPublishTimer == 35)
     }
 
     @Test func aStateThatCameBackWithinTheIntervalIsNotWrittenAgain() {
