@@ -503,7 +503,7 @@ enum DaemonCost {
                 let u0 = updates()
                 guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
                 let t0 = Date()
-                FileManager.default.createFile(atPath: startFile, contents: nil)
+                guard FileManager.default.createFile(atPath: startFile, contents: nil) else { throw BenchFailure("cannot make \(startFile)") }
                 var crashed = false, stalled = false
                 // A helper that stops making progress (it reports once a second) is
                 // stalled: it is killed and counted like a crash, and a new one goes on.
@@ -553,7 +553,8 @@ enum DaemonCost {
                     h.terminate(signal: SIGKILL, timeout: 3)
                 }
             }
-            FileManager.default.createFile(atPath: probeStop, contents: nil)
+            // A probe that finds no stop file runs until it is killed below and leaves no figures.
+            if !FileManager.default.createFile(atPath: probeStop, contents: nil) { progress("   cannot make \(probeStop): the loop probe is stopped without its figures") }
             if let p = prober {
                 try? sandbox.waitUntil(timeout: 15, poll: 0.05, "the loop probe's figures") { helperLine(p, "DONE") != nil || !p.isRunning }
                 if let line = helperLine(p, "DONE") {

@@ -19,7 +19,7 @@ import Testing
                 return AudioSessionCoreABI.as_core_new(nil, t, data, e.baseAddress, e.count)
             }
         }
-        let message = String(cString: error)
+        let message = String(terminated: error)
         return try #require(core, "as_core_new failed: \(message)")
     }
 

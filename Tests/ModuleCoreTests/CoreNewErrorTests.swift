@@ -29,14 +29,14 @@ import Testing
         let (core, buffer) = newCore(args: ["duck.level": "7"], bufferSize: 256)
         #expect(core == nil)
         AudioSessionCoreABI.as_core_free(core)
-        #expect(String(cString: buffer) == "duck.level: expected a gain from 0 to 1")
+        #expect(String(terminated: buffer) == "duck.level: expected a gain from 0 to 1")
     }
 
     @Test func aShortBufferGetsATruncatedTerminatedSentence() {
         let (core, buffer) = newCore(args: ["duck.level": "7"], bufferSize: 8)
         #expect(core == nil)
         #expect(buffer[7] == 0)
-        #expect(String(cString: buffer) == "duck.le")
+        #expect(String(terminated: buffer) == "duck.le")
     }
 
     @Test func aBufferOfOneByteGetsOnlyTheTerminator() {
@@ -61,7 +61,7 @@ import Testing
     @Test func aMissingEffectTableIsAnErrorToo() {
         let (core, buffer) = newCore(args: [:], bufferSize: 64, effects: false)
         #expect(core == nil)
-        #expect(String(cString: buffer) == "no effect table")
+        #expect(String(terminated: buffer) == "no effect table")
     }
 
     @Test func goodArgumentsLeaveTheBufferAlone() {

@@ -177,3 +177,10 @@ final class DeferringEffectSink: RecordingEffectSink {
     override var defers: Bool { true }
     var recording: RecordingEffectSink { self }
 }
+
+extension String {
+    /// The text of a C buffer up to its first NUL (all of it when there is none).
+    init(terminated chars: [CChar]) {
+        self.init(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
