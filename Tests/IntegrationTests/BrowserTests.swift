@@ -48,13 +48,15 @@ extension Integration {
                 ((try? String(contentsOfFile: statusPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
             }
 
-            /// Waits until a page reported `text` (a page's error ends the wait at once).
-            func waitForReport(_ sandbox: Sandbox, _ text: String, from browser: ChildProcess, timeout: TimeInterval = 60) throws {
+            /// Waits until the pages reported `text` `times` times in all (a page's error ends
+            /// the wait at once).
+            func waitForReport(_ sandbox: Sandbox, _ text: String, from browser: ChildProcess, times: Int = 1,
+                               timeout: TimeInterval = 60) throws {
                 try sandbox.waitUntil(timeout: timeout, "the page to report \"\(text)\"") {
                     let r = reports
                     if let e = r.first(where: { $0.hasPrefix("error") }) { throw TestFailure("the page reported \(e)") }
                     guard browser.isRunning else { throw TestFailure("the browser exited: \(browser.logTail())") }
-                    return r.contains { $0.hasPrefix(text) }
+                    return r.count { $0.hasPrefix(text) } >= times
                 }
             }
 
@@ -88,10 +90,11 @@ extension Integration {
         }
 
         /// Starts the browser on `url`, in a session of its own (its helper processes are
-        /// killed with it), with its home, profile and caches inside the sandbox.
-        static func launch(_ browser: Browser, _ sandbox: Sandbox, _ url: String) throws -> ChildProcess {
+        /// killed with it), with its home, profile and caches inside the sandbox; a browser
+        /// started again in the same sandbox (`run` after the first) gets a new profile.
+        static func launch(_ browser: Browser, _ sandbox: Sandbox, _ url: String, run: Int = 1) throws -> ChildProcess {
             let home = sandbox.directory + "/home"
-            let profile = sandbox.directory + "/tmp/\(browser.rawValue)-profile"
+            let profile = sandbox.directory + "/tmp/\(browser.rawValue)-profile" + (run > 1 ? "-\(run)" : "")
             try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
             let environment = ["HOME": home, "XDG_CACHE_HOME": home + "/.cache", "MOZ_CRASHREPORTER_DISABLE": "1"]
             try FileManager.default.createDirectory(atPath: home + "/.cache", withIntermediateDirectories: true)
@@ -368,10 +371,32 @@ extension Integration {
             let voice = try Self.speakIntoTheMicrophone(sandbox)
             defer { voice.terminate(signal: SIGKILL, timeout: 2) }
 
-            let process = try Self.launch(browser, sandbox, site.url("call.html"))
+            // The far end plays on the speaker, and nothing else does: what reaches the speaker
+            // is the call's sound.
+            let farEnd = try Recorder(sandbox: sandbox, sink: "speaker")
+            defer { farEnd.process.terminate(signal: SIGKILL, timeout: 2) }
+            var process = try Self.launch(browser, sandbox, site.url("call.html"))
             defer { Self.quit(process) }
-            try site.waitForReport(sandbox, "far end playing", from: process)
-            try site.waitForReport(sandbox, "far end receiving", from: process)
+            // Firefox ESR now and then plays a call's far end as digital silence for the whole
+            // call, even with the page's level meter running, and with or without the module
+            // listening to it: there is no call to recognise then (R43 waits for sound). Such a
+            // call is made again in a browser started anew, at most three calls in all; the
+            // policy is tested on the first call whose far end carries sound.
+            for run in 1... {
+                try site.waitForReport(sandbox, "far end playing", from: process, times: run)
+                try site.waitForReport(sandbox, "far end receiving", from: process, times: run)
+                let from = farEnd.mark
+                do {
+                    try sandbox.waitUntil(timeout: 10, "the call's far end to carry sound to the speaker") {
+                        farEnd.nonZeroSamples(from: from, to: farEnd.mark) > 0
+                    }
+                    break
+                } catch where run < 3 {
+                    print("R43 \(browser): call \(run)'s far end carried only silence for 10 s; the browser starts again")
+                    Self.quit(process)
+                    process = try Self.launch(browser, sandbox, site.url("call.html"), run: run + 1)
+                }
+            }
             do {
                 try sandbox.waitUntil(timeout: 30, "the music to be interrupted by the browser's call") {
                     try PolicyInterruptionTests.interrupted(sandbox, node)
