@@ -103,7 +103,14 @@ extension Integration {
             try sandbox.waitUntil(timeout: 10, "WirePlumber to restore the music's volume") {
                 try ClientRestartTests.streamVolume(sandbox, node: newNode) == "Volume: 0.50"
             }
-            #expect(try sandbox.sessionState(subject: newNode)?["duckGain"] as? Double == 1.0)
+            // Its session's state may wait for the publishing interval (longer while the graph
+            // is busy): read once it is published.
+            var published: [String: Any]?
+            try sandbox.waitUntil(timeout: 10, "the new music's session to be published") {
+                published = try sandbox.sessionState(subject: newNode)
+                return published != nil
+            }
+            #expect(published?["duckGain"] as? Double == 1.0, "\(String(describing: published))")
         }
     }
 }

@@ -61,12 +61,33 @@ extension Integration {
                 .write(toFile: conf, atomically: true, encoding: .utf8)
             let control = try sandbox.spawn(["pw-mon"], environment: ["PIPEWIRE_CONFIG_NAME": conf])
             defer { control.terminate() }
+            var id: Int?
             try sandbox.waitUntil(timeout: 10, "the client to connect") {
-                try client(sandbox, pid: control.pid)?["audio.session.control.silent-mode"] != nil
+                let object = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").first {
+                    let props = ($0["info"] as? [String: Any])?["props"] as? [String: Any]
+                    return Graph.int(props?["pipewire.sec.pid"]) == Int(control.pid) && props?["audio.session.control.silent-mode"] != nil
+                }
+                id = object?["id"] as? Int
+                return id != nil
             }
             let access = try client(sandbox, pid: control.pid)?["pipewire.access"] as? String
-            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
-            return (access, global?["silentMode"] as? Bool, String(describing: global))
+            // The module answered the request as the client registered; the global state it
+            // publishes may wait for the publishing interval (longer while the graph is busy
+            // starting). The answer is read when it shows: silent mode on in the metadata, or
+            // the module's warning that this client may not set it.
+            var global: [String: Any]?
+            var silentMode: Bool?
+            let refusal = "client \(id ?? -1) may not set audio.session.control.silent-mode"
+            try sandbox.waitUntil(timeout: 10, "the module to answer client \(id ?? -1)'s silent-mode request") {
+                global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+                if global?["silentMode"] as? Bool == true {
+                    silentMode = true
+                } else if sandbox.moduleLog(lines: 400).contains(refusal) {
+                    silentMode = global?["silentMode"] as? Bool
+                }
+                return silentMode != nil
+            }
+            return (access, silentMode, String(describing: global))
         }
 
         @Test func r20ARestrictedClientCannotSwitchSilentModeOn() throws {
