@@ -10,11 +10,18 @@ extension Integration {
     /// not on what the client declares (docs/trust.md).
     @Suite(.serialized)
     struct TrustTests {
-        /// The client of `pid` as pw-dump shows it.
+        /// The client object of `pid` as pw-dump shows it, with its id and its properties.
+        static func clientObject(_ sandbox: Sandbox, pid: Int32) throws -> (id: Int?, props: [String: Any])? {
+            Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").lazy.compactMap { o -> (id: Int?, props: [String: Any])? in
+                guard let props = (o["info"] as? [String: Any])?["props"] as? [String: Any],
+                      Graph.int(props["pipewire.sec.pid"]) == Int(pid) else { return nil }
+                return (o["id"] as? Int, props)
+            }.first
+        }
+
+        /// The properties of the client of `pid` as pw-dump shows it.
         static func client(_ sandbox: Sandbox, pid: Int32) throws -> [String: Any]? {
-            Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").first {
-                Graph.int((($0["info"] as? [String: Any])?["props"] as? [String: Any])?["pipewire.sec.pid"]) == Int(pid)
-            }.flatMap { ($0["info"] as? [String: Any])?["props"] as? [String: Any] }
+            try clientObject(sandbox, pid: pid)?.props
         }
 
         @Test func r10ARestrictedClientPlayingWithRolePhoneGetsNormalPriorityAndInterruptsNothingMixable() throws {
@@ -62,15 +69,14 @@ extension Integration {
             let control = try sandbox.spawn(["pw-mon"], environment: ["PIPEWIRE_CONFIG_NAME": conf])
             defer { control.terminate() }
             var id: Int?
+            var access: String?
             try sandbox.waitUntil(timeout: 10, "the client to connect") {
-                let object = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Client").first {
-                    let props = ($0["info"] as? [String: Any])?["props"] as? [String: Any]
-                    return Graph.int(props?["pipewire.sec.pid"]) == Int(control.pid) && props?["audio.session.control.silent-mode"] != nil
+                guard let c = try clientObject(sandbox, pid: control.pid), c.props["audio.session.control.silent-mode"] != nil else {
+                    return false
                 }
-                id = object?["id"] as? Int
+                (id, access) = (c.id, c.props["pipewire.access"] as? String)
                 return id != nil
             }
-            let access = try client(sandbox, pid: control.pid)?["pipewire.access"] as? String
             // The module answered the request as the client registered; the global state it
             // publishes may wait for the publishing interval (longer while the graph is busy
             // starting). The answer is read when it shows: silent mode on in the metadata, or
