@@ -165,7 +165,18 @@ extension Integration {
                         (($0["info"] as? [String: Any])?["props"] as? [String: Any])?["audio.session.control.silent-mode"] != nil
                 }
             }
-            let global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+            // The module may hold a publication for a few publishing intervals: a state read once
+            // here could predate one that turns silent mode on. A stream that starts after the
+            // write changes the global state too; once that shows, the same published value
+            // also shows whatever the write did to silent mode.
+            let music = try tone(in: sandbox, seconds: 60, name: "music.wav")
+            let (player, _) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
+            defer { player.terminate() }
+            var global: [String: Any]?
+            try sandbox.waitUntil(timeout: 10, "the playing music in the published global state") {
+                global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+                return (global?["playingSessions"] as? Int ?? 0) >= 1
+            }
             #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
         }
     }
