@@ -44,13 +44,17 @@ extension Sandbox {
         return MetadataEntry.parse(r.stdout)
     }
 
-    /// The published state of the session of stream `node` (legacy: subject = node id) or client.
-    /// The outputs of the policy's global `currentRoute` (`audio-session.global`), as JSON objects.
-    func globalOutputs() throws -> [[String: Any]] {
-        let global = try sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
-        return ((global?["currentRoute"] as? [String: Any])?["outputs"] as? [[String: Any]]) ?? []
+    /// The policy's published global state (`audio-session.global`).
+    func globalState() throws -> [String: Any]? {
+        try sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
     }
 
+    /// The outputs of the policy's global `currentRoute` (`audio-session.global`), as JSON objects.
+    func globalOutputs() throws -> [[String: Any]] {
+        ((try globalState()?["currentRoute"] as? [String: Any])?["outputs"] as? [[String: Any]]) ?? []
+    }
+
+    /// The published state of the session of stream `node` (legacy: subject = node id) or client.
     func sessionState(subject: Int) throws -> [String: Any]? {
         try sessionMetadata().first { $0.subject == subject && $0.key == "audio-session.session" }?.json
     }

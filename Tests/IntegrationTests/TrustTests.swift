@@ -85,7 +85,7 @@ extension Integration {
             var silentMode: Bool?
             let refusal = "client \(id ?? -1) may not set audio.session.control.silent-mode"
             try sandbox.waitUntil(timeout: 10, "the module to answer client \(id ?? -1)'s silent-mode request") {
-                global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+                global = try sandbox.globalState()
                 if global?["silentMode"] as? Bool == true {
                     silentMode = true
                 } else if sandbox.moduleLog(lines: 400).contains(refusal) {
@@ -174,7 +174,7 @@ extension Integration {
             defer { player.terminate() }
             var global: [String: Any]?
             try sandbox.waitUntil(timeout: 10, "the playing music in the published global state") {
-                global = try sandbox.sessionMetadata().first { $0.subject == 0 && $0.key == "audio-session.global" }?.json
+                global = try sandbox.globalState()
                 return (global?["playingSessions"] as? Int ?? 0) >= 1
             }
             #expect(global?["silentMode"] as? Bool == false, "\(String(describing: global))")
