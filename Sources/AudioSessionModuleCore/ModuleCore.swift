@@ -79,6 +79,9 @@ public final class ModuleCore {
             configuration.publishIntervalMilliseconds = 0
         }
         self.publishInterval = configuration.publishIntervalMilliseconds
+        // A held key is written with the state as it stands then: the session's state is
+        // made then, once, not with every event of the interval.
+        configuration.makesPublishedStateWhenWritten = configuration.publishIntervalMilliseconds > 0
         self.holdNanoseconds = UInt64(configuration.publishIntervalMilliseconds) &* 1_000_000
         // Without the fade effect there is no fade: nothing would report its silence.
         if !(effects.version >= 4 && effects.fade != nil) {
@@ -324,7 +327,7 @@ public final class ModuleCore {
     /// The metadata key an effect writes, if it publishes.
     static func publishedKey(_ e: Effect) -> PublishedKey? {
         switch e {
-        case .publishSession(let s, _): return .session(s)
+        case .publishSession(let s, _), .sessionChanged(let s): return .session(s)
         case .publishGlobal: return .global
         case .publishPlayer(let n, _): return .player(n)
         default: return nil
@@ -360,10 +363,13 @@ public final class ModuleCore {
         let now = clock()
         if heldKeys.isEmpty && intervalPassed(at: now) {
             // Quiet: this decision's state is written now; changes in the next interval wait.
+            // A state the metadata already says leaves it quiet.
+            let p = publication()
+            if isWritten(p) { return }
             writesThrough = true
             lastWrite = now
             holdNanoseconds = intervalNanoseconds
-            write(publication())
+            write(p)
             return
         }
         heldKeys.insert(key)
@@ -423,7 +429,7 @@ public final class ModuleCore {
     /// What the policy publishes for `key` now.
     func currentPublication(_ key: PublishedKey) -> Publication? {
         switch key {
-        case .session(let s): return .session(s, policy.publishedSnapshot(s))
+        case .session(let s): return .session(s, policy.settledSnapshot(s))
         case .global: return policy.publishedGlobal.map { .global($0) }
         case .player(let n): return .player(n, policy.publishedPlayer(n))
         }
@@ -440,6 +446,13 @@ public final class ModuleCore {
         case (.player, .session): return false
         case (.player(let x), .player(let y)): return x.raw < y.raw
         }
+    }
+
+    /// Whether the metadata already says `publication` (known when publications can be held).
+    func isWritten(_ publication: Publication) -> Bool {
+        guard publishInterval > 0 else { return false }
+        let key = publication.key
+        return publication.removes ? written[key] == nil : written[key] == publication
     }
 
     /// Writes `publication` unless the metadata already says it (when publications can be held).
@@ -532,6 +545,8 @@ public final class ModuleCore {
             log(.info, "\(session): \(String(decoding: value.dropLast(), as: UTF8.self))")
         case .publishSession(let session, let snapshot):
             publish(.session(session)) { .session(session, snapshot) }
+        case .sessionChanged(let session):
+            publish(.session(session)) { .session(session, self.policy.settledSnapshot(session)) }
         case .publishGlobal(let global):
             publish(.global) { .global(global) }
         case .publishPlayer(let node, let player):

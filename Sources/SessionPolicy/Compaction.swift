@@ -44,6 +44,7 @@ extension PolicyModel {
         held.shrinkIfSparse()
         profileSwitches.shrinkIfSparse()
         published.shrinkIfSparse()
+        unsettled.shrinkIfSparse()
         publishedPlayers.shrinkIfSparse()
     }
 }

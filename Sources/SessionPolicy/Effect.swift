@@ -27,6 +27,10 @@ public enum Effect: Sendable, Equatable {
     case notify(SessionID, Notification)
     /// Publish a session's state in the `audio-session` metadata; `nil` removes it.
     case publishSession(SessionID, SessionSnapshot?)
+    /// The session's published state may have changed (only with
+    /// `PolicyConfiguration.makesPublishedStateWhenWritten`): what to write for it is what
+    /// `SessionPolicy.settledSnapshot(_:)` returns when it is written (nil removes it).
+    case sessionChanged(SessionID)
     /// Publish the global state (route, silent mode, `isOtherAudioPlaying`, hint).
     case publishGlobal(GlobalSnapshot)
     /// Call back with `Event.timerFired(token)` after `milliseconds` (a held resume, R7).

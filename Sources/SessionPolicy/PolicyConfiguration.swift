@@ -111,6 +111,13 @@ public struct PolicyConfiguration: Sendable, Equatable {
     /// decision: the policy's effects are the same; only how often they reach the metadata
     /// changes. 0 (the core's default) writes every change at once; the module sets 20 ms.
     public var publishIntervalMilliseconds: UInt32 = 0
+    /// A session's published state is made when it is written, not with each decision:
+    /// the policy emits `Effect.sessionChanged` for every session a decision touched, and
+    /// `SessionPolicy.settledSnapshot(_:)` makes the state when the module writes it. A
+    /// module that holds its writes for `publishIntervalMilliseconds` makes each state once
+    /// an interval instead of once per event. Off (the core's default), every decision makes
+    /// the states it touched and emits `publishSession` for those that changed.
+    public var makesPublishedStateWhenWritten = false
     /// `media.role` -> rule (§1). Lookup is exact first, then case-insensitive.
     public var roleTable: [String: RoleRule] = RoleRule.defaultTable
     /// Port types that are private outputs (§8).

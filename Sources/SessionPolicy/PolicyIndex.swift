@@ -53,6 +53,9 @@ struct PolicyIndex: Equatable {
     var derived: [SessionID: DerivedTraits] = [:]
     /// Every endpoint present, as the global `currentRoute` publishes it.
     var availableRoute = Route()
+    /// The private outputs present (`isPrivateOutput`): while there is one, no
+    /// playAndRecord session prefers the built-in receiver or speaker.
+    var privateOutputs: Set<NodeID> = []
 
     /// The gain and silence every output stream of the client is at; nil when they differ
     /// or it has none.

@@ -36,6 +36,10 @@ public struct PolicyModel: Sendable, Equatable {
     var lastTimerToken: UInt64 = 0
     /// What was last published (so only changes are published).
     var published: [SessionID: SessionSnapshot] = [:]
+    /// Sessions a decision touched since their published state was last made
+    /// (`PolicyConfiguration.makesPublishedStateWhenWritten`): `published` may be behind
+    /// for them.
+    var unsettled: Set<SessionID> = []
     var lastGlobal: GlobalSnapshot?
     /// `audio-session.mpris` as published, by stream.
     public internal(set) var publishedPlayers: [NodeID: String] = [:]

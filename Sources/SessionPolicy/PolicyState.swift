@@ -189,6 +189,7 @@ struct PolicyState: PolicyReading {
         if let info { old = model.endpoints.updateValue(info, forKey: e) } else { old = model.endpoints.removeValue(forKey: e) }
         if info == nil { model.earlyRoutes[e] = nil }
         noteSinkGroup(e, old: old, new: info)
+        if isPrivateOutput(e) { index.privateOutputs.insert(e) } else if !index.privateOutputs.isEmpty { index.privateOutputs.remove(e) }
         guard old?.port != info?.port || old?.kind != info?.kind || old?.portLost != info?.portLost || old?.facts.linkGroup != info?.facts.linkGroup else {
             return
         }
@@ -349,6 +350,25 @@ struct PolicyState: PolicyReading {
     mutating func setPublished(_ s: SessionID, _ snapshot: SessionSnapshot?) -> SessionSnapshot? {
         guard let snapshot else { return model.published.removeValue(forKey: s) }
         return model.published.updateValue(snapshot, forKey: s)
+    }
+
+    /// Marks the session's published state as to be made when it is written.
+    mutating func setUnsettled(_ s: SessionID) {
+        model.unsettled.insert(s)
+    }
+
+    /// The session's published state made now if a decision touched it since it was last
+    /// made (stored as published), else what was published.
+    mutating func settle(_ s: SessionID) -> SessionSnapshot? {
+        guard model.unsettled.remove(s) != nil else { return model.published[s] }
+        let snapshot = sessionSnapshot(s)
+        setPublished(s, snapshot)
+        return snapshot
+    }
+
+    /// Whether the session was unsettled (it no longer is).
+    mutating func takeUnsettled(_ s: SessionID) -> Bool {
+        model.unsettled.remove(s) != nil
     }
 
     mutating func setPublishedGlobal(_ g: GlobalSnapshot) {
@@ -547,6 +567,7 @@ extension PolicyState {
             if let i = m.interruption { index.victimsOf[i.cause, default: []].insert(s) }
         }
         index.availableRoute = availableRoute()
+        for e in model.endpoints.keys where isPrivateOutput(e) { index.privateOutputs.insert(e) }
         // Which clients declare and each session's activity sets, as the rules keep them
         // (`updateDeclared`, `updateMembership`).
         for c in model.clients.keys where computeDeclared(c) { index.declaredClients.insert(c) }

@@ -75,6 +75,11 @@ extension PolicyReading {
 extension PolicyStep {
     /// Publishes the session's state when it differs from what was last published.
     mutating func publish(_ s: SessionID) {
+        if configuration.makesPublishedStateWhenWritten {
+            state.setUnsettled(s)
+            emit(.sessionChanged(s))
+            return
+        }
         if let snap = sessionSnapshot(s) {
             if let old = state.setPublished(s, snap), old == snap { return }
             emit(.publishSession(s, snap))

@@ -120,7 +120,7 @@ extension PolicyReading {
     /// R34: where playAndRecord output belongs when no private output is present.
     func preferredOutput(_ t: SessionTraits) -> PortType? {
         guard t.category == .playAndRecord else { return nil }
-        for e in model.endpoints.keys where isPrivateOutput(e) { return nil }
+        guard index.privateOutputs.isEmpty else { return nil }
         if t.options.contains(.defaultToSpeaker) { return .builtInSpeaker }
         return .builtInReceiver
     }
@@ -134,6 +134,8 @@ extension PolicyStep {
         if model.earlyRoutes[e] != nil { state.setEarlyRoute(e, nil) }
         state.setEndpoint(e, EndpointInfo(kind: kind, facts: facts, route: route))
         adoptRelays(ofSink: e)
+        // Streams linked to it before it was announced (again) reach it now.
+        for s in sessionsLinked(to: e) { touched.insert(s) }
         // A headset's sink of its next profile is no new device (R35).
         if !profileSwitchSinkAppeared(e) { deviceArrived(e) }
     }

@@ -348,7 +348,8 @@ extension PolicyStep {
         removeMembership(s)
         endOrHold(s, traits: wasActive ? traitsBefore : nil, resumable: notifyOthers)
         touched.remove(s)
-        if state.setPublished(s, nil) != nil {
+        let unsettled = state.takeUnsettled(s)
+        if state.setPublished(s, nil) != nil || unsettled {
             emit(.publishSession(s, nil))
         }
     }
@@ -361,7 +362,8 @@ extension PolicyStep {
         guard now != was else { return }
         let nodes = (index.streamsOfClient[c] ?? []).sorted()
         if now {
-            for n in nodes where model.marks[.stream(n)] != nil || model.published[.stream(n)] != nil {
+            for n in nodes where model.marks[.stream(n)] != nil || model.published[.stream(n)] != nil
+                || model.unsettled.contains(.stream(n)) {
                 removeSession(.stream(n), notifyOthers: false)
             }
             state.setDeclared(c, true)

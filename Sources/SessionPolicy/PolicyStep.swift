@@ -27,6 +27,9 @@ struct PolicyStep: PolicyReading {
     /// The client being removed in this event (`clientRemoved`): its sessions' ends are
     /// not held for a follow-up.
     var clientGoing: ClientID?
+    /// Whether a private output was present when the event began: when that changes, every
+    /// playAndRecord session's preferred output does (`preferredOutput`).
+    var privateOutputBefore = false
     /// The sessions whose hint `refreshHints` reads: always empty between two uses, kept for
     /// its storage.
     var hintTargets: [SessionID] = []
@@ -75,6 +78,9 @@ struct PolicyStep: PolicyReading {
 
     /// The end of every event: membership of the derived sets, gains, hints, publishing.
     mutating func finish() {
+        if index.privateOutputs.isEmpty == privateOutputBefore {
+            for s in allSessions() where traits(s)?.category == .playAndRecord { touched.insert(s) }
+        }
         for s in touched { updateMembership(s) }
         // A sorted array, not a copy of `touched`: `refreshGains` inserts into `touched`, and a
         // copy still alive would make that insert duplicate the whole set. Most events touch

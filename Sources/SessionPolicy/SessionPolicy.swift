@@ -81,6 +81,7 @@ public struct SessionPolicy: Sendable {
         // admitted here: a declaration within its limits (DeclarationLimits), a client's
         // identity as it connected, nothing of a monitor recorder.
         var finishes = true
+        step.privateOutputBefore = !step.index.privateOutputs.isEmpty
         switch event {
         case .clientAdded(let c, let facts):
             var f = facts
@@ -219,6 +220,16 @@ public struct SessionPolicy: Sendable {
     /// session's state was removed.
     public func publishedSnapshot(_ s: SessionID) -> SessionSnapshot? { model.published[s] }
 
+    /// The session's state to write now: made when a decision touched the session since
+    /// it was last made (`PolicyConfiguration.makesPublishedStateWhenWritten`), and kept
+    /// as published; else what was published. Nil: the session publishes nothing.
+    public mutating func settledSnapshot(_ s: SessionID) -> SessionSnapshot? {
+        state.settle(s)
+    }
+
+    /// How many sessions' published states are to be made when they are written.
+    public var unsettledSessionCount: Int { model.unsettled.count }
+
     /// The global state the policy last published (nil before its first decision).
     public var publishedGlobal: GlobalSnapshot? { model.lastGlobal }
 
@@ -227,8 +238,10 @@ public struct SessionPolicy: Sendable {
 
     /// What is published now, as the effects that publish it: the global state, then every
     /// session's, in session order. For a module whose metadata object was destroyed and
-    /// created again: the new object starts empty and must carry the same state.
-    public func publishedState() -> [Effect] {
+    /// created again: the new object starts empty and must carry the same state. Every
+    /// session's state is made first where a decision touched it since.
+    public mutating func publishedState() -> [Effect] {
+        for s in model.unsettled.sorted() { _ = state.settle(s) }
         var out: [Effect] = [.publishGlobal(model.lastGlobal ?? global)]
         for s in model.published.keys.sorted() {
             if let snap = model.published[s] { out.append(.publishSession(s, snap)) }

@@ -244,6 +244,46 @@ final class TestClock: @unchecked Sendable {
         #expect(sessionWrites(sink.take(), subject: Self.music).count == 1)
     }
 
+    @Test func aHeldSessionsStateIsMadeWhenItIsWrittenOnceForTheWholeInterval() throws {
+        holdTheMusicsStart()
+        for _ in 0..<3 {
+            clock.advance(milliseconds: 1)
+            core.handle(.streamRunning(NodeID(Self.music), false))
+            clock.advance(milliseconds: 1)
+            core.handle(.streamRunning(NodeID(Self.music), true))
+        }
+        #expect(sessionWrites(sink.take(), subject: Self.music).isEmpty)
+        // Held: the state is not made yet; the policy still has the one last written.
+        #expect(core.policy.unsettledSessionCount == 1)
+        #expect(core.policy.publishedSnapshot(.stream(NodeID(Self.music)))?.isPlaying == false)
+        runPublishTimer()
+        let writes = sessionWrites(sink.take(), subject: Self.music)
+        #expect(writes.count == 1)
+        let value = try #require(writes.last?.value)
+        #expect(value["playing"] as? Bool == true, "\(value)")
+        #expect(core.policy.unsettledSessionCount == 0)
+    }
+
+    @Test func aDecisionThatLeavesTheStateAsWrittenWritesNothingAndTheMetadataStaysQuiet() {
+        // The headphones announce the same properties again: the music, linked to them, is
+        // looked at again and says what the metadata already says.
+        guard case .endpointAdded(let e, _, let facts)? = Recorded.idleGraph.first(where: {
+            if case .endpointAdded(NodeID(Recorded.headphonesID), _, _) = $0 { return true } else { return false }
+        }) else {
+            Issue.record("the recording has no headphones")
+            return
+        }
+        core.handle(.endpointChanged(e, facts))
+        core.flush()
+        #expect(sink.take().metadataWrites.isEmpty)
+        #expect(pendingPublishTimer == nil)
+        #expect(core.pendingPublicationCount == 0)
+        // Still quiet: the music's stop right after is written at once.
+        clock.advance(milliseconds: 1)
+        core.handle(.streamRunning(NodeID(Self.music), false))
+        #expect(sessionWrites(sink.take(), subject: Self.music).count == 1)
+    }
+
     @Test func aSessionThatComesAndGoesWithinOneIntervalIsNeverWritten() {
         core.handle(.streamRunning(NodeID(Self.music), false))
         _ = sink.take()

@@ -11,7 +11,7 @@ func L(_ raw: UInt32) -> LinkID { LinkID(raw) }
 func decisions(_ effects: [Effect]) -> [Effect] {
     effects.filter {
         switch $0 {
-        case .publishSession, .publishGlobal, .switchSet: return false
+        case .publishSession, .sessionChanged, .publishGlobal, .switchSet: return false
         default: return true
         }
     }
