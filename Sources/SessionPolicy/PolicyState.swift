@@ -140,6 +140,18 @@ struct PolicyState: PolicyReading {
         return (before, DecisionShare(st), st.client)
     }
 
+    /// `PolicyStep.activationIsRequest`, read where the record lies: a read through the
+    /// dictionary's getter copies the record (its strings and facts' box retained and
+    /// released again), and most owners' activations ask nothing.
+    mutating func activationIsRequestInPlace(_ n: NodeID) -> Bool {
+        guard let i = model.streams.index(forKey: n) else { return false }
+        return Self.holdsPause(&model.streams.values[i])
+    }
+
+    private static func holdsPause(_ st: inout StreamInfo) -> Bool {
+        st.pausedByPolicy || st.pauseReleased
+    }
+
     /// The index brought up to date after the decisions on the stream at `i` changed in
     /// place (its facts as they were), from the plain values.
     private mutating func followDecisions(_ n: NodeID, at i: Dictionary<NodeID, StreamInfo>.Index, client: ClientID,
@@ -705,7 +717,9 @@ struct DecisionShare: Equatable {
     var runs: Bool
     var heard: Bool
 
-    init(_ st: StreamInfo) {
+    /// Borrowed: an initializer's argument is otherwise the caller's copy, its strings and
+    /// facts' box retained and released again.
+    init(_ st: borrowing StreamInfo) {
         gains = Self.gains(st)
         listened = st.listened
         runs = st.runs

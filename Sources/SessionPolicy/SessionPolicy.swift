@@ -169,7 +169,10 @@ public struct SessionPolicy: Sendable {
     /// `asksNothing(_:)` for a caller that keeps the policy in a class's stored property:
     /// asked through a mutating call, the policy is read where it lies; a non-mutating call
     /// on such a property copies the whole policy first (it changes nothing).
-    public mutating func asksNothingInPlace(_ event: Event) -> Bool { asksNothing(event) }
+    public mutating func asksNothingInPlace(_ event: Event) -> Bool {
+        if case .streamActivatedByOwner(let n) = event { return !state.activationIsRequestInPlace(n) }
+        return false
+    }
 
     /// A step over the current state that only reads (its copies share storage).
     var reader: PolicyStep { step }
