@@ -50,6 +50,7 @@ struct PolicyStep: PolicyReading {
         hintDirty = false
         fadeIns.removeAll(keepingCapacity: true)
         clientGoing = nil
+        privateOutputBefore = false
     }
 
     static func empty(_ set: inout Set<SessionID>) {
