@@ -365,11 +365,11 @@ public final class ModuleCore {
             // Quiet: this decision's state is written now; changes in the next interval wait.
             // A state the metadata already says leaves it quiet.
             let p = publication()
-            if isWritten(p) { return }
+            guard remember(p) else { return }
             writesThrough = true
             lastWrite = now
             holdNanoseconds = intervalNanoseconds
-            write(p)
+            send(p)
             return
         }
         heldKeys.insert(key)
@@ -448,25 +448,27 @@ public final class ModuleCore {
         }
     }
 
-    /// Whether the metadata already says `publication` (known when publications can be held).
-    func isWritten(_ publication: Publication) -> Bool {
-        guard publishInterval > 0 else { return false }
-        let key = publication.key
-        return publication.removes ? written[key] == nil : written[key] == publication
-    }
-
     /// Writes `publication` unless the metadata already says it (when publications can be held).
     func write(_ publication: Publication) {
-        if publishInterval > 0 {
-            let key = publication.key
-            if publication.removes {
-                // Never written (a session that came and went within one interval): nothing to remove.
-                guard written.removeValue(forKey: key) != nil else { return }
-            } else {
-                if written[key] == publication { return }
-                written[key] = publication
-            }
+        if publishInterval > 0 && !remember(publication) { return }
+        send(publication)
+    }
+
+    /// Records `publication` as what the metadata says (when publications can be held);
+    /// false when it says that already, and nothing is to be written.
+    func remember(_ publication: Publication) -> Bool {
+        let key = publication.key
+        if publication.removes {
+            // Never written (a session that came and went within one interval): nothing to remove.
+            return written.removeValue(forKey: key) != nil
         }
+        if written[key] == publication { return false }
+        written[key] = publication
+        return true
+    }
+
+    /// Writes `publication` into the metadata.
+    func send(_ publication: Publication) {
         switch publication {
         case .session(let session, let snapshot):
             publish(MetadataFormat.subject(of: session), MetadataFormat.sessionKey,

@@ -372,7 +372,7 @@ struct PolicyState: PolicyReading {
     /// The session's published state made now if a decision touched it since it was last
     /// made (stored as published), else what was published.
     mutating func settle(_ s: SessionID) -> SessionSnapshot? {
-        guard model.unsettled.remove(s) != nil else { return model.published[s] }
+        guard takeUnsettled(s) else { return model.published[s] }
         let snapshot = sessionSnapshot(s)
         setPublished(s, snapshot)
         return snapshot

@@ -13,14 +13,7 @@ struct DerivedStateTests {
             var policy = SessionPolicy()
             for code in codes {
                 let event = RandomGraph.event(code)
-                for effect in policy.handle(event) {
-                    // The module's echo of the policy's own pauses and resumes.
-                    switch effect {
-                    case .pause(let n): _ = policy.handle(.streamRunning(n, false))
-                    case .resume(let n): _ = policy.handle(.streamRunning(n, true))
-                    default: break
-                    }
-                }
+                for echo in moduleEchoes(of: policy.handle(event)) { _ = policy.handle(echo) }
                 let ok = policy.indexIsConsistent()
                 let diff = ok ? [] : policy.indexDifferences()
                 #expect(ok, "\(event): \(diff)")

@@ -116,14 +116,7 @@ struct InvariantChecker {
         defer { ownerResumed = [] }
         let effects = policy.handle(event)
         check(event, effects)
-        // The module's echo of its own pauses and resumes.
-        for e in effects {
-            switch e {
-            case .pause(let n): check(.streamRunning(n, false), policy.handle(.streamRunning(n, false)))
-            case .resume(let n): check(.streamRunning(n, true), policy.handle(.streamRunning(n, true)))
-            default: break
-            }
-        }
+        for echo in moduleEchoes(of: effects) { check(echo, policy.handle(echo)) }
     }
 
     mutating func check(_ event: Event, _ effects: [Effect]) {
@@ -201,6 +194,18 @@ struct InvariantChecker {
         }
         let policyPaused = Set(graph.streams.filter { $0.value.pausedByPolicy }.map(\.key))
         if policyPaused != paused.union(fading) { problems.append("\(event): paused by effects \(paused.sorted()) != policy's \(policyPaused.sorted())") }
+    }
+}
+
+/// The module's echo of the policy's own pauses and resumes: the node's running state it
+/// reports after carrying each out, in order.
+func moduleEchoes(of effects: [Effect]) -> [Event] {
+    effects.compactMap {
+        switch $0 {
+        case .pause(let n): return .streamRunning(n, false)
+        case .resume(let n): return .streamRunning(n, true)
+        default: return nil
+        }
     }
 }
 

@@ -17,7 +17,8 @@ struct PublishedWhenWrittenTests {
         return c
     }
 
-    /// The effects other than publishing a session's state.
+    /// The effects other than publishing a session's state (the global state, published the
+    /// same way in both modes, is compared too: `decisions(_:)` of TestSupport leaves it out).
     static func decisions(_ effects: [Effect]) -> [Effect] {
         effects.filter {
             switch $0 {
@@ -39,17 +40,6 @@ struct PublishedWhenWrittenTests {
         return out
     }
 
-    /// The echo of the policy's own pauses and resumes, as the module reports them.
-    static func echoes(_ effects: [Effect]) -> [Event] {
-        effects.compactMap {
-            switch $0 {
-            case .pause(let n): return .streamRunning(n, false)
-            case .resume(let n): return .streamRunning(n, true)
-            default: return nil
-            }
-        }
-    }
-
     /// Runs one event (and the echoes of its pauses and resumes) through both policies;
     /// returns what differed. `settle`: the sessions announced so far are made now.
     static func step(_ event: Event, eager: inout SessionPolicy, late: inout SessionPolicy,
@@ -65,7 +55,7 @@ struct PublishedWhenWrittenTests {
             let missed = announced(a).subtracting(announced(b))
             if !missed.isEmpty { problems.append("\(e): \(missed.sorted()) changed and were not announced") }
             pending.formUnion(announced(b))
-            queue += echoes(a)
+            queue += moduleEchoes(of: a)
         }
         guard settle else { return problems }
         for s in pending.sorted() {
@@ -79,33 +69,33 @@ struct PublishedWhenWrittenTests {
         return problems
     }
 
+    /// Runs the events through an eager policy and one that makes its states when written,
+    /// the announced states made after every `settleEvery`-th event and after the last;
+    /// checks every step, and the later policy's index at the end.
+    static func compareWithEager(_ codes: [UInt32], settleEvery: Int) {
+        var eager = SessionPolicy()
+        var late = SessionPolicy(configuration: whenWritten)
+        var pending: Set<SessionID> = []
+        for (i, code) in codes.enumerated() {
+            let settle = (i + 1) % settleEvery == 0 || i == codes.count - 1
+            let problems = step(RandomGraph.event(code), eager: &eager, late: &late, announced: &pending, settle: settle)
+            #expect(problems.isEmpty, "\(problems)")
+            if !problems.isEmpty { return }
+        }
+        #expect(late.indexIsConsistent())
+    }
+
     @Test("Any sequence of events: the same decisions, every change announced, and each state written as it would have been published")
     func anySequenceDecidesTheSameAndWritesWhatWouldHaveBeenPublished() async {
         await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
-            var eager = SessionPolicy()
-            var late = SessionPolicy(configuration: Self.whenWritten)
-            var pending: Set<SessionID> = []
-            for code in codes {
-                let problems = Self.step(RandomGraph.event(code), eager: &eager, late: &late, announced: &pending, settle: true)
-                #expect(problems.isEmpty, "\(problems)")
-                if !problems.isEmpty { return }
-            }
-            #expect(late.indexIsConsistent())
+            Self.compareWithEager(codes, settleEvery: 1)
         }
     }
 
     @Test("States made only every few events are those the policy would have published by then")
     func statesMadeEveryFewEventsAreThoseTheEagerPolicyPublishedByThen() async {
         await propertyCheck(count: 300, input: RandomGraph.sequences) { codes in
-            var eager = SessionPolicy()
-            var late = SessionPolicy(configuration: Self.whenWritten)
-            var pending: Set<SessionID> = []
-            for (i, code) in codes.enumerated() {
-                let settle = i % 5 == 4 || i == codes.count - 1
-                let problems = Self.step(RandomGraph.event(code), eager: &eager, late: &late, announced: &pending, settle: settle)
-                #expect(problems.isEmpty, "\(problems)")
-                if !problems.isEmpty { return }
-            }
+            Self.compareWithEager(codes, settleEvery: 5)
         }
     }
 
@@ -159,7 +149,7 @@ extension PublishedWhenWrittenTests {
                 queue.append(RandomGraph.event(code))
                 while !queue.isEmpty {
                     let e = queue.removeFirst()
-                    queue += Self.echoes(policy.handle(e))
+                    queue += moduleEchoes(of: policy.handle(e))
                     let now = policy.sessions
                     var stale: [String] = []
                     for s in Set(now.keys).union(policy.model.published.keys).sorted() where now[s] != policy.publishedSnapshot(s) {
