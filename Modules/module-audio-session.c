@@ -935,6 +935,10 @@ static void add_node(struct impl *impl, struct pw_global *global)
 		/* A program's node starts inactive until its program turns it on (a stream
 		 * made paused, a PulseAudio stream made corked, stays so). */
 		n->owner_inactive = !pw_impl_node_is_active(node);
+		/* The core has these properties now: the node's first info, which carries
+		 * the same ones, reaches it only if one it reads changed in between. */
+		n->props_digest = props_digest(impl->props_seed, &props->dict, true);
+		n->told_props = true;
 		as_core_stream_added(core_for_event(impl), id, client_id, direction, &p);
 		n->running = pw_impl_node_get_info(node)->state == PW_NODE_STATE_RUNNING;
 		if (n->running)
