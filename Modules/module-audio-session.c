@@ -789,6 +789,19 @@ static uint64_t props_digest(uint64_t seed, const struct spa_dict *dict, bool st
 	return digest_mix(h, counted);
 }
 
+/** Records `dict` as the properties the core was told of `n`: false when the core
+ * already has them (no item it reads changed). */
+static bool node_props_told(struct node_entry *n, const struct spa_dict *dict)
+{
+	uint64_t digest = props_digest(n->impl->props_seed, dict, n->kind == OBJECT_STREAM);
+
+	if (n->told_props && digest == n->props_digest)
+		return false;
+	n->props_digest = digest;
+	n->told_props = true;
+	return true;
+}
+
 static void node_info_changed(void *data, const struct pw_node_info *info)
 {
 	struct node_entry *n = data;
@@ -809,11 +822,8 @@ static void node_info_changed(void *data, const struct pw_node_info *info)
 		return;
 	/* PipeWire 1.x announces a node's properties on each start and stop (its
 	 * driver's id): they reach the core only when another item changed. */
-	uint64_t digest = props_digest(n->impl->props_seed, info->props, n->kind == OBJECT_STREAM);
-	if (n->told_props && digest == n->props_digest)
+	if (!node_props_told(n, info->props))
 		return;
-	n->props_digest = digest;
-	n->told_props = true;
 	if (n->kind == OBJECT_ENDPOINT) {
 		endpoint_to_core(n->impl, n, info->props, as_core_endpoint_changed);
 		return;
@@ -937,8 +947,7 @@ static void add_node(struct impl *impl, struct pw_global *global)
 		n->owner_inactive = !pw_impl_node_is_active(node);
 		/* The core has these properties now: the node's first info, which carries
 		 * the same ones, reaches it only if one it reads changed in between. */
-		n->props_digest = props_digest(impl->props_seed, &props->dict, true);
-		n->told_props = true;
+		node_props_told(n, &props->dict);
 		as_core_stream_added(core_for_event(impl), id, client_id, direction, &p);
 		n->running = pw_impl_node_get_info(node)->state == PW_NODE_STATE_RUNNING;
 		if (n->running)
