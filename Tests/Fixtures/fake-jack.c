@@ -20,7 +20,11 @@
  * Every command is answered "ok COMMAND" once the daemon has the new state
  * (after a core sync). The first line printed is "ready device=ID" once the
  * sink exists. Route changes requested over PipeWire (Route set_param, e.g.
- * from WirePlumber or pavucontrol) are applied too.
+ * from WirePlumber or pavucontrol) are applied too, and each request is
+ * printed as "route NAME set" when it arrives. WirePlumber (0.4 and 0.5)
+ * answers every change of the active route with such a request, restoring
+ * the new route's volume: a driver that waits for it knows the session
+ * manager is done with the change and will not set a stale route later.
  *
  * Usage: audio-session-fake-jack [NODE-NAME]   (default "fake-jack")
  */
@@ -196,6 +200,8 @@ static int impl_set_param(void *object, uint32_t id, uint32_t flags, const struc
 		return -EINVAL;
 	if (index < 0 || index >= N_ROUTES || device != 0)
 		return -EINVAL;
+	printf("route %s set\n", routes[index].name);
+	fflush(stdout);
 	if (index != fx->active) {
 		fx->active = index;
 		routes_changed(fx);
