@@ -84,7 +84,11 @@ let floodActivationUpdates = options.pick(options.floodActivationUpdates, 20_000
 let floodSilentUpdates = options.pick(options.floodSilentUpdates, 20_000, 2_000)
 let churnSeconds = options.pick(options.churnSeconds, 60, 10)
 /// The churn's CPU per event: this many rounds per system, each on a fresh daemon, this long.
-let churnCostRounds = options.pick(nil, 7, 1)
+/// A fresh daemon's cost for the same churn varies by a fifth or more (its heap: section 7 of
+/// the report), and so does a pair's ratio: seven pairs on PipeWire 1.6 (2026-12-02) ranged
+/// 1.03 to 1.19, and the median of seven such pairs was 1.072 to 1.133 from one run to the
+/// next. Eleven pairs narrow the median's spread by about a fifth for four more rounds each.
+let churnCostRounds = options.pick(nil, 11, 1)
 let churnCostSeconds = options.pick(nil, 15.0, 5.0)
 let churnRate = options.pick(options.churnRate, 50, 50)
 let churnLive = options.pick(options.churnLive, 200, 50)
