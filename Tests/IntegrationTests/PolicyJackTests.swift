@@ -51,15 +51,17 @@ extension Integration {
             return log.split(separator: "\n").count { $0.hasPrefix("route ") && $0.hasSuffix(" set") }
         }
 
-        /// Pulls the jack out (SIGUSR1) or puts it back (SIGUSR2), then waits for the card to be
-        /// on `route` and for the session manager's answer: WirePlumber restores the volume of
-        /// every newly active route with a Route request of its own. A person takes longer than
-        /// that between pulling a jack and putting it back; a test that does not wait can put it
-        /// back while WirePlumber still works on the pull, and its late request then switches the
-        /// card to the speaker with the jack in (WirePlumber's doing, not the policy's).
-        static func moveJack(_ sandbox: Sandbox, card: ChildProcess, _ signal: Int32, to route: String) throws {
+        /// Puts the jack in (SIGUSR2) or pulls it out (SIGUSR1), then waits for the card to be on
+        /// its headphone or speaker route and for the session manager's answer: WirePlumber
+        /// restores the volume of every newly active route with a Route request of its own. A
+        /// person takes longer than that between pulling a jack and putting it back; a test that
+        /// does not wait can put it back while WirePlumber still works on the pull, and its late
+        /// request then switches the card to the speaker with the jack in (WirePlumber's doing,
+        /// not the policy's).
+        static func setJack(_ sandbox: Sandbox, card: ChildProcess, in jackIn: Bool) throws {
+            let route = jackIn ? "analog-output-headphones" : "analog-output-speaker"
             let requests = routeRequests(card)
-            card.signal(signal)
+            card.signal(jackIn ? SIGUSR2 : SIGUSR1)
             try sandbox.waitUntil(timeout: 10, "the card on \(route) and WirePlumber's Route request for it") {
                 guard card.isRunning else { throw TestFailure("the fake card exited: \(card.logTail())") }
                 return try routeRequests(card) > requests && activeRoute(sandbox) == route
@@ -85,7 +87,7 @@ extension Integration {
         /// samples that reached the card's sink once the card has switched ports.
         static func trial(_ sandbox: Sandbox, card: ChildProcess, file: String, module: Bool) throws -> Int {
             if try activeRoute(sandbox) != "analog-output-headphones" {
-                try moveJack(sandbox, card: card, SIGUSR2, to: "analog-output-headphones")
+                try setJack(sandbox, card: card, in: true)
             }
             if module {
                 try sandbox.waitUntil(timeout: 10, "the card's sink seen as headphones") { try portType(sandbox) == "headphones" }
@@ -95,7 +97,7 @@ extension Integration {
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
             let before = module ? try lastEventSeq(sandbox) : 0
 
-            try moveJack(sandbox, card: card, SIGUSR1, to: "analog-output-speaker")
+            try setJack(sandbox, card: card, in: false)
             if module {
                 // R30: the policy has paused the stream and told its session why.
                 try sandbox.waitUntil(timeout: 10, "routeChange(oldDeviceUnavailable) for stream \(node)") {
@@ -144,14 +146,14 @@ extension Integration {
             _ = try Self.trial(sandbox, card: card, file: file, module: true)
             // trial() killed its player; play again and pull the jack, then put it back.
             try sandbox.waitUntil(timeout: 10, "the speaker port in the global route") { try Self.portType(sandbox) == "builtInSpeaker" }
-            try Self.moveJack(sandbox, card: card, SIGUSR2, to: "analog-output-headphones")
+            try Self.setJack(sandbox, card: card, in: true)
             try sandbox.waitUntil(timeout: 10, "the headphone port back") { try Self.portType(sandbox) == "headphones" }
             let (player, node) = try sandbox.startPlayer(
                 ["pw-play", "--media-role", "Music", "--target", Self.card, file], on: Self.card)
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
-            try Self.moveJack(sandbox, card: card, SIGUSR1, to: "analog-output-speaker")
+            try Self.setJack(sandbox, card: card, in: false)
             try sandbox.waitUntil(timeout: 10, "the stream paused") { try sandbox.sessionState(subject: node)?["playing"] as? Bool == false }
-            try Self.moveJack(sandbox, card: card, SIGUSR2, to: "analog-output-headphones")
+            try Self.setJack(sandbox, card: card, in: true)
             try sandbox.waitUntil(timeout: 10, "the session's route on the headphone port again") {
                 let outputs = ((try sandbox.sessionState(subject: node)?["route"] as? [String: Any])?["outputs"] as? [[String: Any]]) ?? []
                 return outputs.first?["type"] as? String == "headphones"
