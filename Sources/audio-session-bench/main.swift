@@ -73,8 +73,12 @@ let costRounds = options.pick(nil, 11, 2)
 // the same four rounds, the difference outside the module's own code (whose samples were
 // about the same in both); and with a new pair of daemons for each of six rounds (PipeWire
 // 0.3.65, 2026-11-29), the pairs' own medians ranged 1.03 to 1.20. Each round therefore
-// starts a new pair of daemons: the median is over six pairs of daemons, not one.
-let burstRounds = options.pick(nil, 6, 1)
+// starts a new pair of daemons: the median is over ten pairs of daemons, not one. Stock
+// against stock (PipeWire 1.4, 2026-12-02), six such rounds gave a median of 1.011, the
+// rounds' own medians 0.975 to 1.039: the method adds no bias of its own, but six pairs
+// left the module's median 1.046 to 1.114 from one full run to the next; ten narrow it by
+// about a quarter, for about two more minutes per generation.
+let burstRounds = options.pick(nil, 10, 1)
 let burstsPerRound = options.pick(nil, 6, 4)
 let burstEvents = options.pick(options.toggleEvents.map { max(2, $0 / 4) }, 500, 100)
 // A flood round takes a fraction of a second, so its figure carries more of the machine's
