@@ -235,6 +235,10 @@ final class Runner: @unchecked Sendable {
         var description = module ? "PipeWire 0.3.65 + WirePlumber 0.4.13 + libpipewire-module-audio-session" :
             "stock PipeWire 0.3.65 + WirePlumber 0.4.13 (sandbox --no-module)"
         var options = SandboxOptions(loadModule: module, pipewire: .system)
+        // Every system's sandbox starts at the same time, seven sets of daemons on a machine
+        // that may have two cores: a deadline meant for one sandbox alone is too short here
+        // (WirePlumber 0.5.18 once took longer than 20 s to publish its metadata).
+        options.startupTimeout = 90
         var setupError: String?
         if onTree {
             description = module ? "PipeWire 1.4 + WirePlumber 0.5 + libpipewire-module-audio-session" :
@@ -287,7 +291,14 @@ final class Runner: @unchecked Sendable {
             return
         }
         do {
-            sandbox = try Sandbox.start(options)
+            do {
+                sandbox = try Sandbox.start(options)
+            } catch {
+                // One more try: a system that fails to start leaves its columns empty for
+                // the whole run. A second failure is reported as the sandbox's error.
+                progress("   \(system): sandbox failed to start (\(describe(error))); trying once more")
+                sandbox = try Sandbox.start(options)
+            }
             let dt = Date().timeIntervalSince(t0)
             // The first start's (a sandbox started again for a section keeps it).
             result.update { $0.sandboxStartSeconds = $0.sandboxStartSeconds ?? dt }
