@@ -156,14 +156,25 @@ struct NotifyResult: Codable {
 }
 
 enum DaemonCost {
-    /// Waits until both sinks are suspended (WirePlumber suspends idle nodes after 5 s).
+    /// Waits until every sink is suspended (WirePlumber suspends idle nodes after 5 s) and
+    /// no client has a stream. The streams of WirePlumber's own role loopbacks (virtual
+    /// nodes, in the peer's sandbox) are part of the graph, not a client's: they are
+    /// suspended with the sinks, not gone.
     static func waitSuspended(_ sandbox: Sandbox) throws {
         try sandbox.waitUntil(timeout: 20, poll: 0.5, "the sinks to be suspended") {
             let nodes = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Node")
             let sinks = nodes.filter { Sandbox.props($0)["media.class"] as? String == "Audio/Sink" }
             let streams = nodes.filter { (Sandbox.props($0)["media.class"] as? String ?? "").hasPrefix("Stream/") }
-            return streams.isEmpty && !sinks.isEmpty && sinks.allSatisfy { Sandbox.state($0) == "suspended" }
+            let clientStreams = streams.filter { !isVirtual($0) }
+            return clientStreams.isEmpty && !sinks.isEmpty
+                && (sinks + streams).allSatisfy { Sandbox.state($0) == "suspended" }
         }
+    }
+
+    /// Whether a node is one the session manager made (`node.virtual`, a loopback's side).
+    static func isVirtual(_ node: [String: Any]) -> Bool {
+        let v = Sandbox.props(node)["node.virtual"]
+        return v as? Bool == true || v as? String == "true"
     }
 
     static func idle(_ sandbox: Sandbox, seconds: Double) -> IdleResult {
