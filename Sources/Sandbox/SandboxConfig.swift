@@ -98,9 +98,12 @@ public enum SandboxConfig {
         return String(s)
     }
 
+    /// The offset of the `{` that opens the first module block named `name`: the block's
+    /// `name = <name>` (whole word, not in a commented line) follows its brace with nothing
+    /// but blanks in between, on the same line (`{ name = ... }`) or on the next ones (the
+    /// nested module lists of WirePlumber 0.5.18's client context).
     private static func findModuleBlock(_ name: String, in chars: [Unicode.Scalar]) -> Int? {
         let text = String(String.UnicodeScalarView(chars))
-        // Walk lines, ignoring commented ones; find "{ name = <name>" (whole word).
         var offset = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let scalars = Array(line.unicodeScalars)
@@ -109,11 +112,10 @@ public enum SandboxConfig {
             if !trimmed.hasPrefix("#"), let r = lineStr.range(of: "name = \(name)") {
                 let after = lineStr[r.upperBound...].first
                 if after == nil || after == " " || after == "\t" || after == "}" {
-                    let prefix = lineStr[..<r.lowerBound]
-                    if let brace = prefix.unicodeScalars.lastIndex(of: "{") {
-                        let col = prefix.unicodeScalars.distance(from: prefix.unicodeScalars.startIndex, to: brace)
-                        return offset + col
-                    }
+                    let col = lineStr.unicodeScalars.distance(from: lineStr.unicodeScalars.startIndex, to: r.lowerBound)
+                    var i = offset + col - 1
+                    while i >= 0, chars[i] == " " || chars[i] == "\t" || chars[i] == "\n" { i -= 1 }
+                    if i >= 0, chars[i] == "{" { return i }
                 }
             }
             offset += scalars.count + 1

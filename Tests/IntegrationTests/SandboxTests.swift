@@ -1,5 +1,5 @@
 import Foundation
-import Sandbox
+@testable import Sandbox
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -168,6 +168,70 @@ extension Integration {
             let modules = Sandbox.objects(try sandbox.dump(), type: "PipeWire:Interface:Module")
             let names = modules.compactMap { ($0["info"] as? [String: Any])?["name"] as? String }
             #expect(names.contains("libpipewire-module-audio-session"), "modules: \(names)")
+        }
+
+        /// The sandbox runs every daemon without real-time scheduling or a raised priority,
+        /// whichever way its configuration loads module-rt: WirePlumber 0.5.18 loads it a
+        /// second time in its client context, from a block whose brace stands on the line
+        /// before the module's name. A daemon left at nice -11 preempts the others, and the
+        /// daemons' CPU figures of the bench would compare different schedules.
+        @Test func daemonsRunWithoutRealTimeOrRaisedPriority() throws {
+            let sandbox = try Sandbox.start(SandboxOptions())
+            defer { sandbox.stop() }
+            var raised: [String] = []
+            for pid in sandbox.daemonPIDs {
+                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+                #expect(!tasks.isEmpty, "no threads listed for daemon \(pid)")
+                for t in tasks {
+                    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/stat", encoding: .utf8),
+                          let close = stat.lastIndex(of: ")") else { continue }
+                    let name = stat[stat.index(after: stat.firstIndex(of: "(") ?? stat.startIndex)..<close]
+                    // After the name: state is field 3 of the line; nice is field 19, policy 41.
+                    let fields = stat[stat.index(after: close)...].split(separator: " ")
+                    guard fields.count > 38 else { Issue.record("short stat line for \(pid)/\(t)"); continue }
+                    if fields[16] != "0" || fields[38] != "0" {
+                        raised.append("\(name) (\(pid)/\(t)): nice \(fields[16]), policy \(fields[38])")
+                    }
+                }
+            }
+            #expect(raised.isEmpty, "threads with a raised priority: \(raised)")
+        }
+
+        @Test func moduleRtIsRemovedWhereverItsBlockStarts() {
+            let conf = """
+            context.modules = [
+              { name = libpipewire-module-rt args = { nice.level = -11 } flags = [ ifexists, nofail ] }
+              # { name = libpipewire-module-rt }
+              { name = libpipewire-module-protocol-native }
+            ]
+            wireplumber.components = [
+              {
+                name = client-context, type = built-in
+                arguments = {
+                  context.modules = [
+                    {
+                      name = libpipewire-module-rt
+                      args = {
+                          nice.level   = -11
+                      }
+                      flags = [ ifexists, nofail ]
+                    }
+                    { name = libpipewire-module-rtkit-helper }
+                    { name = libpipewire-module-client-node }
+                  ]
+                }
+              }
+            ]
+            """
+            let out = SandboxConfig.removingModules(["libpipewire-module-rt"], from: conf)
+            let live = out.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
+            #expect(!live.contains { $0.contains("name = libpipewire-module-rt ") || $0.hasSuffix("name = libpipewire-module-rt") },
+                    "module-rt is still loaded:\n\(out)")
+            #expect(!out.contains("nice.level"), "a module-rt block's arguments are left:\n\(out)")
+            for kept in ["libpipewire-module-protocol-native", "libpipewire-module-rtkit-helper", "libpipewire-module-client-node",
+                         "name = client-context", "# { name = libpipewire-module-rt }"] {
+                #expect(out.contains(kept), "\(kept) is gone:\n\(out)")
+            }
         }
 
         // MARK: Helpers
