@@ -63,6 +63,10 @@ struct CPUResult: Codable, RepeatedCostSection {
     /// Each round's figure: the daemon's CPU per 1,000 events varies between rounds by more
     /// than the module adds, so a section takes several and reports their median.
     var roundsMsPerThousand: [Double]?
+    /// The daemon's context switches per 1,000 events, each round's (burst's) in the order of
+    /// `roundsMsPerThousand`: where the module's cost is the daemon waking more often, not
+    /// deciding longer.
+    var roundsWakeupsPerThousand: [Double]?
     /// The helper died during the round: its output from the crash on.
     var helperCrashReport: String?
     /// The crash reports of the rounds whose helper died.
@@ -300,6 +304,7 @@ enum DaemonCost {
         var out = systems.map { _ in CPUResult(ok: false, events: events) }
         var helpers: [(pid: Int32, helper: ChildProcess, start: String)] = []
         var figures = systems.map { _ in [Double]() }
+        var wakeups = systems.map { _ in [Double]() }
         do {
             for s in systems {
                 guard let pid = s.pipewirePID else { throw BenchFailure("no pipewire pid") }
@@ -319,12 +324,14 @@ enum DaemonCost {
                                                 what: "burst \(n + 1) of the toggles", readyTimeout: 20,
                                                 doneTimeout: Double(events) / rate + 30, done: "DONE \(n)")
                     figures[i].append(cost.cpuMs * 1000 / Double(events))
+                    if let w = cost.wakeups { wakeups[i].append(Double(w) * 1000 / Double(events)) }
                 }
             }
             for i in systems.indices {
                 out[i].ok = true
                 out[i].cpuMs = figures[i].reduce(0, +) * Double(events) / 1000
                 out[i].roundsMsPerThousand = figures[i]
+                out[i].roundsWakeupsPerThousand = wakeups[i]
                 out[i].cpuMsPerThousand = Stats(figures[i]).median
                 out[i].seconds = helperResult(helpers[i].helper)?["seconds"] as? Double
             }
@@ -378,6 +385,7 @@ enum DaemonCost {
         var r = CPUResult(ok: true, events: events)
         let figures = all.flatMap { $0.roundsMsPerThousand ?? [] }
         r.roundsMsPerThousand = figures
+        r.roundsWakeupsPerThousand = all.flatMap { $0.roundsWakeupsPerThousand ?? [] }
         r.cpuMsPerThousand = Stats(figures).median
         r.cpuMs = all.compactMap(\.cpuMs).reduce(0, +)
         r.seconds = Stats(all.compactMap(\.seconds)).median

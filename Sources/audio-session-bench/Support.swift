@@ -441,6 +441,8 @@ func waitForHelperLine(_ sandbox: Sandbox, _ h: ChildProcess, _ word: String, ti
 struct PhaseCost {
     var cpuMs: Double
     var ticks: Int?
+    /// The daemon's context switches (all its threads, voluntary and not) over the phase.
+    var wakeups: Int?
 }
 
 /// One measured phase of a helper that writes `READY` once set up, begins when `startFile`
@@ -454,10 +456,14 @@ func measurePhase(_ sandbox: Sandbox, _ h: ChildProcess, daemon pid: Int32, star
     if settle > 0 { usleep(useconds_t(settle * 1_000_000)) }
     guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
     let t0 = Proc.cpuTicks(pid)
+    let w0 = Proc.contextSwitches(pid)
     guard FileManager.default.createFile(atPath: startFile, contents: nil) else { throw BenchFailure("cannot make \(startFile)") }
     try waitForHelperLine(sandbox, h, done, timeout: doneTimeout, poll: 0.02, what)
     if after > 0 { usleep(useconds_t(after * 1_000_000)) }
     guard let c1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
     let t1 = Proc.cpuTicks(pid)
-    return PhaseCost(cpuMs: (c1 - c0) / 1e6, ticks: t0.flatMap { a in t1.map { $0 - a } })
+    let w1 = Proc.contextSwitches(pid)
+    // Threads that came or went during the phase make the difference meaningless.
+    let wakeups = w0.flatMap { a in w1.flatMap { b in a.threads == b.threads ? b.voluntary + b.involuntary - a.voluntary - a.involuntary : nil } }
+    return PhaseCost(cpuMs: (c1 - c0) / 1e6, ticks: t0.flatMap { a in t1.map { $0 - a } }, wakeups: wakeups)
 }
