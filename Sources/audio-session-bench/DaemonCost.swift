@@ -64,8 +64,8 @@ struct CPUResult: Codable, RepeatedCostSection {
     /// than the module adds, so a section takes several and reports their median.
     var roundsMsPerThousand: [Double]?
     /// The daemon's context switches per 1,000 events, each round's (burst's) in the order of
-    /// `roundsMsPerThousand`: where the module's cost is the daemon waking more often, not
-    /// deciding longer.
+    /// `roundsMsPerThousand`: whether the module makes the daemon switch more often (wake up,
+    /// or be preempted while it works). Nil unless every round has its figure.
     var roundsWakeupsPerThousand: [Double]?
     /// The helper died during the round: its output from the crash on.
     var helperCrashReport: String?
@@ -331,7 +331,7 @@ enum DaemonCost {
                 out[i].ok = true
                 out[i].cpuMs = figures[i].reduce(0, +) * Double(events) / 1000
                 out[i].roundsMsPerThousand = figures[i]
-                out[i].roundsWakeupsPerThousand = wakeups[i]
+                out[i].roundsWakeupsPerThousand = wakeups[i].count == figures[i].count ? wakeups[i] : nil
                 out[i].cpuMsPerThousand = Stats(figures[i]).median
                 out[i].seconds = helperResult(helpers[i].helper)?["seconds"] as? Double
             }
@@ -385,7 +385,8 @@ enum DaemonCost {
         var r = CPUResult(ok: true, events: events)
         let figures = all.flatMap { $0.roundsMsPerThousand ?? [] }
         r.roundsMsPerThousand = figures
-        r.roundsWakeupsPerThousand = all.flatMap { $0.roundsWakeupsPerThousand ?? [] }
+        let wakeups = all.compactMap(\.roundsWakeupsPerThousand)
+        r.roundsWakeupsPerThousand = wakeups.count == all.count ? wakeups.flatMap { $0 } : nil
         r.cpuMsPerThousand = Stats(figures).median
         r.cpuMs = all.compactMap(\.cpuMs).reduce(0, +)
         r.seconds = Stats(all.compactMap(\.seconds)).median
