@@ -900,7 +900,7 @@ def md_daemon(res):
             w("")
             w(f"The daemon's context switches (all its threads) per pause/resume event: {statistics.median(wa) / 1000:.2f} "
               f"with the module, {statistics.median(wb) / 1000:.2f} without; the median of the pairs' differences is "
-              f"{extra:+.3f} per event. Traced with strace over a burst, the daemon made the same system calls with the "
+              f"{extra:+.3f} per event. Traced once with strace over a burst on PipeWire 1.6, the daemon made the same system calls with the "
               "module as without it, apart from the module's publishing timer, armed a few times a second (its metadata "
               "writes wait for the publishing interval): a difference here is the daemon being preempted while it "
               "decides. Every daemon of a sandbox (PipeWire, WirePlumber, pipewire-pulse) runs at the same priority, "
