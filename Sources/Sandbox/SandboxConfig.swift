@@ -100,8 +100,8 @@ public enum SandboxConfig {
 
     /// The offset of the `{` that opens the first module block named `name`: the block's
     /// `name = <name>` (whole word, not in a commented line) follows its brace with nothing
-    /// but blanks in between, on the same line (`{ name = ... }`) or on the next ones (the
-    /// nested module lists of WirePlumber 0.5.18's client context).
+    /// but blanks in between, on the same line (`{ name = ... }`) or on the next ones (as in
+    /// WirePlumber 0.5's `wireplumber.conf`).
     private static func findModuleBlock(_ name: String, in chars: [Unicode.Scalar]) -> Int? {
         let text = String(String.UnicodeScalarView(chars))
         var offset = 0

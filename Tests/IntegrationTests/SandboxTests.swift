@@ -171,10 +171,10 @@ extension Integration {
         }
 
         /// The sandbox runs every daemon without real-time scheduling or a raised priority,
-        /// whichever way its configuration loads module-rt: WirePlumber 0.5.18 loads it a
-        /// second time in its client context, from a block whose brace stands on the line
-        /// before the module's name. A daemon left at nice -11 preempts the others, and the
-        /// daemons' CPU figures of the bench would compare different schedules.
+        /// whichever way its configuration loads module-rt: WirePlumber 0.5 writes the block
+        /// with its brace on the line before the module's name (0.5.18 has a second one, in its
+        /// client context). A daemon left at nice -11 preempts the others, and the daemons' CPU
+        /// figures of the bench would compare different schedules.
         @Test func daemonsRunWithoutRealTimeOrRaisedPriority() throws {
             let sandbox = try Sandbox.start(SandboxOptions())
             defer { sandbox.stop() }
