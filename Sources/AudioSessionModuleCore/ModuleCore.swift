@@ -307,19 +307,23 @@ public final class ModuleCore {
     /// at once (a key the decision publishes after the event is written then, with its new
     /// state, and not before the event).
     func runAll(_ effects: [Effect]) {
-        for i in effects.indices {
-            if case .notify = effects[i] {
-                if !heldKeys.isEmpty {
-                    var later = Set<PublishedKey>()
-                    for e in effects[(i + 1)...] {
-                        if let k = Self.publishedKey(e) { later.insert(k) }
+        // Read where they lie: an element read through the array's subscript is a copy, its
+        // payload retained and released again.
+        effects.withUnsafeBufferPointer { all in
+            for i in all.indices {
+                if case .notify = all[i] {
+                    if !heldKeys.isEmpty {
+                        var later = Set<PublishedKey>()
+                        for j in (i + 1)..<all.count {
+                            if let k = Self.publishedKey(all[j]) { later.insert(k) }
+                        }
+                        writeHeldPublications(except: later)
                     }
-                    writeHeldPublications(except: later)
+                    writesThrough = true
+                    lastWrite = clock()
                 }
-                writesThrough = true
-                lastWrite = clock()
+                run(all[i])
             }
-            run(effects[i])
         }
         writesThrough = false
     }

@@ -152,6 +152,24 @@ struct PolicyState: PolicyReading {
         st.pausedByPolicy || st.pauseReleased
     }
 
+    /// The stream's session (`PolicyReading.sessionOf`), its client read where the record
+    /// lies: a lookup through the dictionary's getter copies the whole record.
+    mutating func sessionOfInPlace(_ n: NodeID) -> SessionID? {
+        guard let i = model.streams.index(forKey: n) else { return nil }
+        let c = Self.client(&model.streams.values[i])
+        return index.declaredClients.contains(c) ? .client(c) : .stream(n)
+    }
+
+    /// The stream's direction, read where the record lies (nil: no such stream).
+    mutating func directionInPlace(_ n: NodeID) -> StreamDirection? {
+        guard let i = model.streams.index(forKey: n) else { return nil }
+        return Self.direction(&model.streams.values[i])
+    }
+
+    private static func client(_ st: inout StreamInfo) -> ClientID { st.client }
+    private static func direction(_ st: inout StreamInfo) -> StreamDirection { st.direction }
+    private static func programPart(_ st: inout StreamInfo) -> ProgramPart { ProgramPart(st) }
+
     /// The index brought up to date after the decisions on the stream at `i` changed in
     /// place (its facts as they were), from the plain values.
     private mutating func followDecisions(_ n: NodeID, at i: Dictionary<NodeID, StreamInfo>.Index, client: ClientID,
@@ -159,9 +177,15 @@ struct PolicyState: PolicyReading {
         countGains(of: client, from: before.gains, to: after.gains)
         if before.listened != after.listened { noteListened(n, after.listened) }
         if before.runs != after.runs || before.heard != after.heard {
-            let st = model.streams.values[i]
-            let key = program(of: st)
-            moveProgram(n, from: (key, activity(of: n, st, runs: before.runs, heard: before.heard)), to: (key, activity(of: n, st)))
+            // Only what the program's activity reads is taken from the record (its facts'
+            // box, its client and direction), and whether the stream takes part is asked
+            // once: the facts, and so the answer, are the same before and after.
+            let part = Self.programPart(&model.streams.values[i])
+            let key = program(of: part)
+            let takesPart = takesPartWhenRunning(n, part)
+            moveProgram(n, from: (key, activity(of: part, takesPart: takesPart, runs: before.runs, heard: before.heard)),
+                        to: (key, activity(of: part, takesPart: takesPart, runs: after.runs, heard: after.heard)),
+                        direction: part.direction)
         }
     }
 
@@ -278,11 +302,36 @@ struct PolicyState: PolicyReading {
         if let after { index.victimsOf[after, default: []].insert(s) }
     }
 
-    /// Changes a session's marks in place (a session without marks starts from none).
+    /// Changes a session's marks in place (a session without marks starts from none): the
+    /// record is changed where it lies, not copied out and written back.
     mutating func updateMarks(_ s: SessionID, _ body: (inout SessionMarks) -> Void) {
-        var m = model.marks[s] ?? SessionMarks()
+        guard let i = model.marks.index(forKey: s) else {
+            var m = SessionMarks()
+            body(&m)
+            setMarks(s, m)
+            return
+        }
+        let (before, after) = Self.changeMarks(&model.marks.values[i], body)
+        guard before != after else { return }
+        if let before {
+            index.victimsOf[before]?.remove(s)
+            if index.victimsOf[before]?.isEmpty == true { index.victimsOf[before] = nil }
+        }
+        if let after { index.victimsOf[after, default: []].insert(s) }
+    }
+
+    private static func changeMarks(_ m: inout SessionMarks, _ body: (inout SessionMarks) -> Void)
+        -> (InterruptionCause?, InterruptionCause?) {
+        let before = m.interruption?.cause
         body(&m)
-        setMarks(s, m)
+        return (before, m.interruption?.cause)
+    }
+
+    /// `read` applied to a session's marks where they lie (nil: the session has none): a
+    /// lookup through the dictionary's getter copies the whole record.
+    mutating func readMarks<T>(_ s: SessionID, _ read: (inout SessionMarks) -> T) -> T? {
+        guard let i = model.marks.index(forKey: s) else { return nil }
+        return read(&model.marks.values[i])
     }
 
     /// Whether the client's streams form one session (it declares).
@@ -445,7 +494,8 @@ extension PolicyState {
 
     /// Moves a stream's share of activity between programs (or within one), and recomputes
     /// the traits that change with it.
-    mutating func moveProgram(_ n: NodeID, from old: (ProgramKey, ProgramActivity)?, to new: (ProgramKey, ProgramActivity)?) {
+    mutating func moveProgram(_ n: NodeID, from old: (ProgramKey, ProgramActivity)?, to new: (ProgramKey, ProgramActivity)?,
+                              direction known: StreamDirection? = nil) {
         // R43: a program has outputs to listen to, or to stop listening to, only while it
         // captures (or did until this move): only such a program is reviewed.
         let oldCaptured = old.map { captures($0.0) } ?? false
@@ -469,7 +519,7 @@ extension PolicyState {
             // Its share is the same; a capture stream's own traits may not be (a new link from
             // a microphone makes it a recording before it runs). A playing stream's follow
             // its program's call only.
-            if new != nil, model.streams[n]?.direction == .input { refreshInferred(n) }
+            if new != nil, (known ?? directionInPlace(n)) == .input { refreshInferred(n) }
             return
         }
         // Whether each program starts or stops being in a call.
@@ -478,7 +528,7 @@ extension PolicyState {
         if oldFlipped, let key = old?.0 { refreshProgram(key) }
         if newFlipped, let key = new?.0, key != old?.0 || !oldFlipped { refreshProgram(key) }
         let refreshed = (newFlipped || (oldFlipped && new?.0 == old?.0))
-        if new != nil, !refreshed, model.streams[n]?.direction == .input { refreshInferred(n) }
+        if new != nil, !refreshed, (known ?? directionInPlace(n)) == .input { refreshInferred(n) }
     }
 
     private static func listenedOrHeard(_ st: inout StreamInfo) -> Bool { st.listened || st.heard }

@@ -109,8 +109,8 @@ extension PolicyStep {
         guard exists(s), var t = traits(s) else { return false }
         if t.unmanaged { return true }
         touched.insert(s)
-        var m = model.marks[s] ?? SessionMarks()
-        if m.active {
+        // The marks are read where they lie: a copy of them would retain and release their strings.
+        if state.readMarks(s, { $0.active }) == true {
             resumePausedStreams(s)
             if explicit { notify(s, .activationResult(.success(nil))) }
             return true
@@ -118,8 +118,7 @@ extension PolicyStep {
         if t.isLegacy && ambientWhenOtherAudioPlays(s) {
             // §1 Game: ambient when other audio is already playing, soloAmbient otherwise.
             let other = index.playing.contains { clientOf($0) != t.client }
-            m.adaptiveCategory = other ? .ambient : .soloAmbient
-            state.setMarks(s, m)
+            state.updateMarks(s) { $0.adaptiveCategory = other ? .ambient : .soloAmbient }
             if let updated = traits(s) { t = updated }
         }
         switch arbitrate(s, t) {
@@ -127,7 +126,7 @@ extension PolicyStep {
             pauseRunningStreams(s)
             if explicit {
                 notify(s, .activationResult(.failure(error)))
-            } else if model.marks[s]?.interruption == nil {
+            } else if state.readMarks(s, { $0.interruption == nil }) ?? true {
                 // R42, R11: a stream of it still fading out (from before it was this session) is
                 // silent first; began waits for it (`beginInterruption`).
                 beginInterruption(s, cause: .session(blocker), reason: .default, wasPlaying: true)
@@ -135,9 +134,9 @@ extension PolicyStep {
             return false
         case .allowed(let victims):
             for v in victims { interrupt(v, cause: .session(s), reason: .default) }
-            if let i = model.marks[s]?.interruption {
+            if let beganTold = state.readMarks(s, { $0.interruption?.beganTold }) ?? nil {
                 clearInterruption(s)
-                if i.beganTold { notify(s, .interruptionEnded(shouldResume: false)) }
+                if beganTold { notify(s, .interruptionEnded(shouldResume: false)) }
             }
             justActivated.insert(s)
             state.updateMarks(s) { $0.active = true }
@@ -153,18 +152,13 @@ extension PolicyStep {
     /// Deactivates `s`: explicitly (`audio.session.active=false`), or a legacy stream stopping.
     mutating func deactivate(_ s: SessionID, notifyOthers: Bool, explicit: Bool) {
         touched.insert(s)
-        guard var m = model.marks[s], m.active else {
-            if var m = model.marks[s], var i = m.interruption {
-                // R18: the program stopped on its own while interrupted.
-                i.pausedItself = true
-                m.interruption = i
-                state.setMarks(s, m)
-            }
+        guard state.readMarks(s, { $0.active }) == true else {
+            // R18: the program stopped on its own while interrupted.
+            if state.readMarks(s, { $0.interruption != nil }) == true { state.updateMarks(s) { $0.interruption?.pausedItself = true } }
             if explicit { notify(s, .activationResult(.success(nil))) }
             return
         }
-        m.active = false
-        state.setMarks(s, m)
+        state.updateMarks(s) { $0.active = false }
         updateMembership(s)
         if explicit {
             // R8: deactivating with running streams succeeds with an isBusy warning.

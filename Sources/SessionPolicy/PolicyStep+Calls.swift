@@ -20,6 +20,21 @@ struct ProgramActivity: Equatable {
     var inCall: Bool { capturing > 0 && playing > 0 }
 }
 
+/// What a stream's program and its share of the program's activity are read from: its facts
+/// (one reference), client and direction. Taken from a record where it lies, it spares a
+/// copy of the whole record, its strings retained and released again.
+struct ProgramPart {
+    var facts: StreamFacts
+    var client: ClientID
+    var direction: StreamDirection
+
+    init(_ st: borrowing StreamInfo) {
+        facts = st.facts
+        client = st.client
+        direction = st.direction
+    }
+}
+
 extension PolicyReading {
     /// The program a stream belongs to.
     func program(of n: NodeID) -> ProgramKey? {
@@ -28,14 +43,22 @@ extension PolicyReading {
     }
 
     func program(of st: StreamInfo) -> ProgramKey {
-        if let p = st.facts.processID ?? model.clients[st.client]?.facts.processID { return .process(p) }
-        return .client(st.client)
+        program(of: ProgramPart(st))
+    }
+
+    func program(of part: ProgramPart) -> ProgramKey {
+        if let p = part.facts.processID ?? model.clients[part.client]?.facts.processID { return .process(p) }
+        return .client(part.client)
     }
 
     /// A capture stream linked from a source (a microphone, real or virtual): not a sink's
     /// monitor (F1 keeps those out) and not another program's stream.
     func capturesMicrophone(_ n: NodeID, _ st: StreamInfo) -> Bool {
-        guard st.direction == .input else { return false }
+        capturesMicrophone(n, direction: st.direction)
+    }
+
+    func capturesMicrophone(_ n: NodeID, direction: StreamDirection) -> Bool {
+        guard direction == .input else { return false }
         for l in index.linksOfNode[n] ?? [] {
             guard let link = model.links[l], link.input == n, model.endpoints[link.output]?.kind == .source else { continue }
             return true
@@ -51,9 +74,13 @@ extension PolicyReading {
 
     /// `takesPart` for a stream that runs (whatever `st.runs` says).
     func takesPartWhenRunning(_ n: NodeID, _ st: StreamInfo) -> Bool {
-        guard configuration.callsFromGraph, st.facts.linkGroup == nil else { return false }
-        if st.direction == .input && !capturesMicrophone(n, st) { return false }
-        return !roleRule(st.facts).unmanaged
+        takesPartWhenRunning(n, ProgramPart(st))
+    }
+
+    func takesPartWhenRunning(_ n: NodeID, _ part: ProgramPart) -> Bool {
+        guard configuration.callsFromGraph, part.facts.linkGroup == nil else { return false }
+        if part.direction == .input && !capturesMicrophone(n, direction: part.direction) { return false }
+        return !roleRule(part.facts).unmanaged
     }
 
     /// What one stream adds to its program's activity: it captures a microphone and runs, or
@@ -66,8 +93,15 @@ extension PolicyReading {
     /// `activity(of:_:)` with the stream's `runs` and `heard` as given: what it added before
     /// a change made to its record in place.
     func activity(of n: NodeID, _ st: StreamInfo, runs: Bool, heard: Bool) -> ProgramActivity {
-        guard runs, takesPartWhenRunning(n, st) else { return ProgramActivity() }
-        if st.direction == .input { return ProgramActivity(capturing: 1, playing: 0) }
+        guard runs else { return ProgramActivity() }
+        let part = ProgramPart(st)
+        return activity(of: part, takesPart: takesPartWhenRunning(n, part), runs: runs, heard: heard)
+    }
+
+    /// `activity(of:_:runs:heard:)` with `takesPartWhenRunning` already asked.
+    func activity(of part: ProgramPart, takesPart: Bool, runs: Bool, heard: Bool) -> ProgramActivity {
+        guard runs, takesPart else { return ProgramActivity() }
+        if part.direction == .input { return ProgramActivity(capturing: 1, playing: 0) }
         if configuration.listensToOutputs && !heard { return ProgramActivity() }
         return ProgramActivity(capturing: 0, playing: 1)
     }

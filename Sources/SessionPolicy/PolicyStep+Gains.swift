@@ -67,15 +67,22 @@ extension PolicyStep {
 
     /// Brings one output stream of `s` to the wanted gain and silence (effects only on change).
     mutating func applyGains(_ s: SessionID, _ n: NodeID, gain: Float, silenced: Bool) {
-        guard var st = model.streams[n], st.direction == .output, st.duckGain != gain || st.silenced != silenced else { return }
-        let ramp: UInt32? = st.duckGain == gain ? nil
-            : gain < st.duckGain ? configuration.duckRampDownMilliseconds : configuration.duckRampUpMilliseconds
-        let silenceChanged = st.silenced != silenced
-        st.duckGain = gain
-        st.silenced = silenced
-        state.setDecisions(n, st)
+        let down = configuration.duckRampDownMilliseconds, up = configuration.duckRampUpMilliseconds
+        var changed = false, silenceChanged = false, faded = false
+        var ramp: UInt32?
+        // Changed where the record lies: most streams already have the gains (no copy of it).
+        state.updateStream(n) { st in
+            guard st.direction == .output, st.duckGain != gain || st.silenced != silenced else { return }
+            changed = true
+            ramp = st.duckGain == gain ? nil : gain < st.duckGain ? down : up
+            silenceChanged = st.silenced != silenced
+            faded = st.fade != .none
+            st.duckGain = gain
+            st.silenced = silenced
+        }
+        guard changed else { return }
         // A faded stream's gain stays at silence: the new duck gain is where it fades back in to (R42).
-        if let ramp, st.fade == .none {
+        if let ramp, !faded {
             emit(.duck(n, gain: gain, rampMilliseconds: ramp))
         }
         if ramp != nil { touched.insert(s) }  // its published duckGain changes
@@ -123,12 +130,11 @@ extension PolicyStep {
         }
         let anyJustActivated = !justActivated.isEmpty
         for s in targets {
-            guard var m = model.marks[s] else { continue }
+            guard let told = state.readMarks(s, { $0.hintTold }) else { continue }
             // Another client than the session's own has primary audio.
             let value = severalPrimaryClients || (primaryClient != nil && primaryClient != clientOf(s))
-            guard value != m.hintTold else { continue }
-            m.hintTold = value
-            state.setMarks(s, m)
+            guard value != told else { continue }
+            state.updateMarks(s) { $0.hintTold = value }
             if anyJustActivated && justActivated.contains(s) {
                 // Told on flips only; a newly active session reads the property.
                 continue

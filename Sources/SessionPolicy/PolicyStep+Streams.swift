@@ -130,7 +130,7 @@ extension PolicyStep {
     }
 
     mutating func streamRunning(_ n: NodeID, _ running: Bool) {
-        guard model.streams.index(forKey: n) != nil, let s = sessionOf(n) else { return }
+        guard let s = state.sessionOfInPlace(n) else { return }
         /// What the report means, read and recorded where the stream's record lies.
         enum Report { case nothing, request, started(faded: Bool), stopped(wasRunning: Bool) }
         var report = Report.nothing
@@ -174,12 +174,8 @@ extension PolicyStep {
         case .stopped(let wasRunning):
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
-            if var m = model.marks[s], var i = m.interruption {
-                // R18: paused itself while interrupted: no resume later.
-                i.pausedItself = true
-                m.interruption = i
-                state.setMarks(s, m)
-            }
+            // R18: paused itself while interrupted: no resume later.
+            if state.readMarks(s, { $0.interruption != nil }) == true { state.updateMarks(s) { $0.interruption?.pausedItself = true } }
             if wasRunning && t.isLegacy && isActive(s) {
                 // A legacy stream deactivates when it corks; transient roles notify others
                 // (as the session was when the event came: R43 may have just changed it).

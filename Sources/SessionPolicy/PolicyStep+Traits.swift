@@ -104,7 +104,7 @@ extension PolicyReading {
     func streamsOf(_ s: SessionID) -> SessionStreams {
         switch s {
         case .client(let c): return SessionStreams(nodes: index.streamsOfClient[c]?.nodes ?? [])
-        case .stream(let n): return SessionStreams(single: model.streams[n] == nil ? nil : n)
+        case .stream(let n): return SessionStreams(single: model.streams.index(forKey: n) == nil ? nil : n)
         }
     }
 

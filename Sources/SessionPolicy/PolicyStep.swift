@@ -13,9 +13,9 @@ struct PolicyStep: PolicyReading {
     var fx: [Effect] = []
     /// The sessions this event changed (membership, gains and publishing are brought up
     /// to date for them at the end).
-    var touched: Set<SessionID> = []
+    var touched = SessionScratch()
     /// Sessions activated by this event (they read the hint, they are not told it).
-    var justActivated: Set<SessionID> = []
+    var justActivated = SessionScratch()
     /// Every active session's gains are refreshed at the end (a ducker or recorder came or
     /// went, a switch flipped).
     var refreshAll = false
@@ -44,19 +44,13 @@ struct PolicyStep: PolicyReading {
     mutating func endEvent(into out: inout [Effect]) {
         swap(&out, &fx)
         if fx.capacity > 256 { fx = [] }
-        Self.empty(&touched)
-        Self.empty(&justActivated)
+        touched.removeAll()
+        justActivated.removeAll()
         refreshAll = false
         hintDirty = false
         fadeIns.removeAll(keepingCapacity: true)
         clientGoing = nil
         privateOutputBefore = false
-    }
-
-    static func empty(_ set: inout Set<SessionID>) {
-        // An empty set is left as it is: clearing it would still visit its storage.
-        if set.isEmpty { return }
-        if set.capacity > 64 { set = Set() } else { set.removeAll(keepingCapacity: true) }
     }
 
     /// What a declaration may hold (F5, `DeclarationLimits`): one too large is refused as a
@@ -88,14 +82,14 @@ struct PolicyStep: PolicyReading {
         // one session: it needs no array.
         if refreshAll {
             for s in touched.union(index.active).sorted() { refreshGains(s) }
-        } else if touched.count == 1, let only = touched.first {
+        } else if touched.count == 1, let only = touched.any {
             refreshGains(only)
         } else if touched.count > 1 {
             for s in touched.sorted() { refreshGains(s) }
         }
         for n in fadeIns { fadeBackIn(n) }
         refreshHints()
-        if touched.count == 1, let only = touched.first {
+        if touched.count == 1, let only = touched.any {
             publish(only)
         } else if touched.count > 1 {
             for s in touched.sorted() { publish(s) }
@@ -109,16 +103,23 @@ struct PolicyStep: PolicyReading {
         }
     }
 
-    mutating func emit(_ e: Effect) {
+    mutating func emit(_ e: consuming Effect) {
+        var resumed: NodeID?
         switch e {
         case .pause(let n), .resume(let n):
-            // The policy's own pause or resume takes over from a pause it had let go of.
-            if model.streams[n]?.pauseReleased == true { state.updateStream(n) { $0.pauseReleased = false } }
+            // The policy's own pause or resume takes over from a pause it had let go of (the
+            // record changed where it lies, not copied).
+            var faded = false
+            state.updateStream(n) { st in
+                st.pauseReleased = false
+                faded = st.fade != .none
+            }
+            if case .resume = e, faded { resumed = n }
         default: break
         }
         fx.append(e)
         // R42: a faded stream that plays again ramps back in (after its resume, from silence).
-        if case .resume(let n) = e, model.streams[n]?.fade != StreamFade.none { fadeIns.append(n) }
+        if let resumed { fadeIns.append(resumed) }
     }
     mutating func notify(_ s: SessionID, _ n: Notification) { fx.append(.notify(s, n)) }
 }
