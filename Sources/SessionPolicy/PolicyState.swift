@@ -292,8 +292,12 @@ struct PolicyState: PolicyReading {
     /// A session's marks (nil: forgotten). Who interrupted whom (`victimsOf`) follows.
     mutating func setMarks(_ s: SessionID, _ marks: SessionMarks?) {
         let old = marks.map { model.marks.updateValue($0, forKey: s) } ?? model.marks.removeValue(forKey: s)
-        let before = old?.interruption?.cause
-        let after = marks?.interruption?.cause
+        moveVictim(s, from: old?.interruption?.cause, to: marks?.interruption?.cause)
+    }
+
+    /// Keeps `index.victimsOf` in step with a session whose interruption's cause went from
+    /// `before` to `after`.
+    private mutating func moveVictim(_ s: SessionID, from before: InterruptionCause?, to after: InterruptionCause?) {
         guard before != after else { return }
         if let before {
             index.victimsOf[before]?.remove(s)
@@ -312,12 +316,15 @@ struct PolicyState: PolicyReading {
             return
         }
         let (before, after) = Self.changeMarks(&model.marks.values[i], body)
-        guard before != after else { return }
-        if let before {
-            index.victimsOf[before]?.remove(s)
-            if index.victimsOf[before]?.isEmpty == true { index.victimsOf[before] = nil }
-        }
-        if let after { index.victimsOf[after, default: []].insert(s) }
+        moveVictim(s, from: before, to: after)
+    }
+
+    /// R18: the session's own program paused or deactivated it while it was interrupted, so
+    /// the interruption's end does not resume it. Changed where it lies; the interruption's
+    /// cause stays, and a session without an interruption is left as it is.
+    mutating func notePausedItself(_ s: SessionID) {
+        guard let i = model.marks.index(forKey: s), model.marks.values[i].interruption != nil else { return }
+        model.marks.values[i].interruption?.pausedItself = true
     }
 
     private static func changeMarks(_ m: inout SessionMarks, _ body: (inout SessionMarks) -> Void)

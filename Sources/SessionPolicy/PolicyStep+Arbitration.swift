@@ -154,7 +154,7 @@ extension PolicyStep {
         touched.insert(s)
         guard state.readMarks(s, { $0.active }) == true else {
             // R18: the program stopped on its own while interrupted.
-            if state.readMarks(s, { $0.interruption != nil }) == true { state.updateMarks(s) { $0.interruption?.pausedItself = true } }
+            state.notePausedItself(s)
             if explicit { notify(s, .activationResult(.success(nil))) }
             return
         }

@@ -175,7 +175,7 @@ extension PolicyStep {
             touched.insert(s)
             guard let t = traits(s), !t.unmanaged else { return }
             // R18: paused itself while interrupted: no resume later.
-            if state.readMarks(s, { $0.interruption != nil }) == true { state.updateMarks(s) { $0.interruption?.pausedItself = true } }
+            state.notePausedItself(s)
             if wasRunning && t.isLegacy && isActive(s) {
                 // A legacy stream deactivates when it corks; transient roles notify others
                 // (as the session was when the event came: R43 may have just changed it).
