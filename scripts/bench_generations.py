@@ -342,7 +342,10 @@ def faults_section(res):
          "disconnect. *Crashes*: the pipewire process of the sandbox exited. *Memory*: pipewire's RssAnon after each round; "
          "*growth* is the last round against the second (the first rounds warm the allocator up). *Clients per second*: "
          "hostile clients connected and answered per second of each round. *Alone*: pipewire's RssAnon once the rounds are "
-         "over and WirePlumber and pipewire-pulse have been stopped too (every proxy they held is gone), settled. The stock "
+         "over and WirePlumber and pipewire-pulse have been stopped too (every proxy they held is gone), settled. What one "
+         "daemon keeps moves by several MiB from one daemon to the next, with or without the module, so each system takes "
+         "the section on several daemons, each started for it, one after another: *alone* is their median, the figures "
+         "in brackets each daemon's, and the other columns are the first daemon's. The stock "
          "systems take the same rounds: their RssAnon is what the daemon keeps without the module under the same load. The user's volume and WirePlumber's saved "
          "state across kill -9 of WirePlumber and of PipeWire mid-duck, and a call whose process is killed, are asserted "
          "by the integration tests (`FaultTests`): a changed volume fails the test run.", "",
@@ -357,6 +360,8 @@ def faults_section(res):
         L.append(f"| {s['system']} | {f.get('metadataDestroyed', 0)} / {f.get('metadataRecreated', 0)} | {f.get('crashes', 0)} | "
                  + ", ".join(f"{x / 1024:.1f}" for x in rss)
                  + f" | {_fmt(growth, 1)} | {_fmt(f['rssAnonAloneKiB'] / 1024 if f.get('rssAnonAloneKiB') else None, 1)}"
+                 + (" (" + ", ".join(f"{x / 1024:.1f}" for x in f["rssAnonAloneEachKiB"]) + ")"
+                    if len(f.get("rssAnonAloneEachKiB") or []) > 1 else "")
                  + f" | {_fmt(med, 0)} | {('`' + f['error'] + '`') if f.get('error') else ''} |")
     L.append("")
     return L

@@ -357,7 +357,9 @@ def hostile_memory(mod, base):
     read: with WirePlumber and pipewire-pulse gone when measured, else after the last round."""
     fa, fb = mod.get("faults") or {}, base.get("faults") or {}
     if num(fa.get("rssAnonAloneKiB")) and num(fb.get("rssAnonAloneKiB")):
-        return fa["rssAnonAloneKiB"] / 1024, fb["rssAnonAloneKiB"] / 1024, "with WirePlumber and pipewire-pulse gone"
+        n = min(len(fa.get("rssAnonAloneEachKiB") or []), len(fb.get("rssAnonAloneEachKiB") or []))
+        return (fa["rssAnonAloneKiB"] / 1024, fb["rssAnonAloneKiB"] / 1024, "with WirePlumber and pipewire-pulse gone"
+                + (f", the median of {n} daemons per system" if n > 1 else ""))
     a = (fa.get("rssAnonKiB") or [None])[-1]
     b = (fb.get("rssAnonKiB") or [None])[-1]
     if num(a) is None or num(b) is None:

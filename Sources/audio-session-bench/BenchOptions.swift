@@ -85,6 +85,8 @@ struct BenchOptions: ParsableCommand {
     var floodSilentUpdates: Int?
     @Option(name: .customLong("fault-clients"), help: "Hostile clients per round (200; quick 50).")
     var faultClients: Int?
+    @Option(name: .customLong("fault-daemons"), help: "Daemons per system for the faults section, each started for it and given the same rounds; the memory the daemon keeps afterwards is their median (5; quick 1).")
+    var faultDaemons: Int?
 
     /// `value`, else the full or the quick default.
     func pick<T>(_ value: T?, _ full: T, _ quickDefault: T) -> T { value ?? (quick ? quickDefault : full) }

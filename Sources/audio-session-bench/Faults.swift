@@ -20,8 +20,15 @@ struct FaultsResult: Codable {
     /// start-up to its "ready", per round).
     var clientsPerSecond: [Double] = []
     /// pipewire's RssAnon once the rounds are over and WirePlumber and pipewire-pulse have
-    /// been stopped too (what the daemon keeps with nobody left but itself), kB.
+    /// been stopped too (what the daemon keeps with nobody left but itself), kB: the median
+    /// of `rssAnonAloneEachKiB`.
     var rssAnonAloneKiB: Int?
+    /// That figure on each daemon the section ran on, in order (each started for it, with
+    /// the same rounds): one daemon's figure moves by several MiB from one daemon to the
+    /// next, with or without the module.
+    var rssAnonAloneEachKiB: [Int] = []
+    /// Daemons the section ran on; the per-round figures are the first one's.
+    var daemons: Int = 0
     /// pipewire PIDs that changed during the section (a crash and restart): must be 0.
     var crashes: Int = 0
     var error: String?
@@ -103,11 +110,34 @@ enum Faults {
                 usleep(500_000)
             }
             r.rssAnonAloneKiB = last.last
+            if let kB = last.last { r.rssAnonAloneEachKiB = [kB] }
             progress("   faults: with WirePlumber and pipewire-pulse gone, pipewire RssAnon \(r.rssAnonAloneKiB ?? -1) kB")
         } catch {
             r.error = describe(error)
         }
         r.crashes = pw.isRunning ? 0 : 1
+        r.daemons = 1
         return r
+    }
+
+    /// The section's result over one more daemon: its memory figure joins the others (the
+    /// median is the figure), its crashes and metadata counts add up, its error is kept if
+    /// none came before; the per-round figures stay the first daemon's.
+    static func adding(_ next: FaultsResult, to first: FaultsResult) -> FaultsResult {
+        var r = first
+        r.daemons += next.daemons
+        r.crashes += next.crashes
+        r.metadataDestroyed += next.metadataDestroyed
+        r.metadataRecreated += next.metadataRecreated
+        r.rssAnonAloneEachKiB += next.rssAnonAloneEachKiB
+        r.rssAnonAloneKiB = median(r.rssAnonAloneEachKiB)
+        if r.error == nil, let e = next.error { r.error = "daemon \(r.daemons): \(e)" }
+        return r
+    }
+
+    /// The middle value (the lower of the two middle ones for an even count), nil for none.
+    static func median(_ values: [Int]) -> Int? {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? nil : sorted[(sorted.count - 1) / 2]
     }
 }

@@ -35,6 +35,7 @@ let outDir = options.out
 let sections = Set(options.only.split(separator: ",").map(String.init))
 let faultRounds = options.pick(options.faultRounds, 5, 2)
 let faultClients = options.pick(options.faultClients, 200, 50)
+let faultDaemons = max(1, options.pick(options.faultDaemons, 5, 1))
 let pw14Prefix = options.pw14Prefix ?? ProcessInfo.processInfo.environment["AUDIO_SESSION_PIPEWIRE_PREFIX"]
 let pw14ModuleDir = options.pw14ModuleDir
 /// This checkout (the fake BlueZ and the fixture players): the working directory, as make bench runs it.
@@ -655,16 +656,22 @@ for r in runners {
     // what each system's daemon keeps after the hostile clients is then compared under the
     // same load (started, then the same rounds), not after sections that differ between
     // systems (the module's many notification trials, its profile).
-    if sections.contains("faults") && r.sandbox != nil {
-        r.sandbox?.stop()
-        r.sandbox = nil
-        r.start()
-    }
-    r.section("faults") { s, res in
-        res.faults = Faults.run(s, module: r.module, fixture: fixtureDirectory(s) + "/audio-session-stress-clients", rounds: faultRounds, perRound: faultClients)
-        if let f = res.faults {
-            progress("   faults: metadata destroyed \(f.metadataDestroyed), recreated \(f.metadataRecreated), crashes \(f.crashes), RssAnon \(f.rssAnonKiB)" + (f.error.map { " (\($0))" } ?? ""))
+    // What one daemon keeps moves by several MiB from one daemon to the next, with or
+    // without the module: the section runs on several, and their median is the figure.
+    for daemon in 1...faultDaemons {
+        if sections.contains("faults") && r.sandbox != nil {
+            r.sandbox?.stop()
+            r.sandbox = nil
+            r.start()
         }
+        r.section("faults") { s, res in
+            let f = Faults.run(s, module: r.module, fixture: fixtureDirectory(s) + "/audio-session-stress-clients", rounds: faultRounds, perRound: faultClients)
+            progress("   faults on daemon \(daemon) of \(faultDaemons): metadata destroyed \(f.metadataDestroyed), recreated \(f.metadataRecreated), crashes \(f.crashes), RssAnon \(f.rssAnonKiB)" + (f.error.map { " (\($0))" } ?? ""))
+            res.faults = res.faults.map { Faults.adding(f, to: $0) } ?? f
+        }
+    }
+    if let f = r.result.get.faults, f.daemons > 1 {
+        progress("   faults: alone on \(f.daemons) daemons \(f.rssAnonAloneEachKiB) kB, median \(f.rssAnonAloneKiB ?? -1) kB")
     }
     r.stop()
     collect()
