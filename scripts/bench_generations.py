@@ -345,7 +345,8 @@ def faults_section(res):
          "over and WirePlumber and pipewire-pulse have been stopped too (every proxy they held is gone), settled. What one "
          "daemon keeps moves by several MiB from one daemon to the next, with or without the module, so each system takes "
          "the section on several daemons, each started for it, one after another: *alone* is their median, the figures "
-         "in brackets each daemon's, and the other columns are the first daemon's. The stock "
+         "in brackets each daemon's; the metadata counts and crashes add up over all the daemons, and the per-round memory, "
+         "its growth and the clients per second are the first daemon's. The stock "
          "systems take the same rounds: their RssAnon is what the daemon keeps without the module under the same load. The user's volume and WirePlumber's saved "
          "state across kill -9 of WirePlumber and of PipeWire mid-duck, and a call whose process is killed, are asserted "
          "by the integration tests (`FaultTests`): a changed volume fails the test run.", "",
