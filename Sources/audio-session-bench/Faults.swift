@@ -130,14 +130,8 @@ enum Faults {
         r.metadataDestroyed += next.metadataDestroyed
         r.metadataRecreated += next.metadataRecreated
         r.rssAnonAloneEachKiB += next.rssAnonAloneEachKiB
-        r.rssAnonAloneKiB = median(r.rssAnonAloneEachKiB)
+        r.rssAnonAloneKiB = Stats(r.rssAnonAloneEachKiB).median.map { Int($0.rounded()) }
         if r.error == nil, let e = next.error { r.error = "daemon \(r.daemons): \(e)" }
         return r
-    }
-
-    /// The middle value (the lower of the two middle ones for an even count), nil for none.
-    static func median(_ values: [Int]) -> Int? {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? nil : sorted[(sorted.count - 1) / 2]
     }
 }
