@@ -818,6 +818,13 @@ def md_daemon(res):
       f"systems, so the difference is the module's share. "
       + ("The CPU figures (this section's, the churn's and the profile) were measured with no other system's section "
          "running at the same time" + ("." if p.get("costInterleaved") else ", one system after the other.")
+         + (f" The pause/resume toggles, the churn's rounds and the property floods ran every process of theirs (the "
+            f"daemons, WirePlumber, pipewire-pulse and the clients, of both systems) on one CPU, CPU {p['costCPU']}: on "
+            "this virtual machine a wake-up that crosses CPUs costs the kernel an interrupt between them, and which "
+            "process lands on which CPU changes from one daemon to the next; the kernel's share of the daemon's CPU "
+            "then varied up to fivefold between two daemons of the same system doing the same work, far more than "
+            "the module adds. On one CPU every wake-up stays local, for both systems alike."
+            if p.get("costCPU") is not None else "")
          if p.get("costSectionsAlone") else
          "The CPU figures were measured while the other systems' sections ran on the same two cores: each system's "
          "figure carries a different load, so their ratio is noisy.")
@@ -1008,12 +1015,39 @@ def md_churn(res, rel):
         a, b = (sy.get(mname) or {}).get("churnCost") or {}, (sy.get(bname) or {}).get("churnCost") or {}
         ra, rb = a.get("roundsMsPerThousand"), b.get("roundsMsPerThousand")
         if a.get("ok") and b.get("ok") and ra and rb:
-            costs.append(f"{gen}: module " + ", ".join(f"{v:.0f}" for v in ra) + f" (median {a['cpuMsPerThousand']:.0f}); "
-                         "stock " + ", ".join(f"{v:.0f}" for v in rb) + f" (median {b['cpuMsPerThousand']:.0f})")
+            line = (f"{gen}: module " + ", ".join(f"{v:.0f}" for v in ra) + f" (median {a['cpuMsPerThousand']:.0f}); "
+                    "stock " + ", ".join(f"{v:.0f}" for v in rb) + f" (median {b['cpuMsPerThousand']:.0f})")
+            kept = []
+            for label, r in (("module", a), ("stock", b)):
+                played, unplayed, sm = r.get("roundsPlayed"), r.get("roundsUnplayed"), r.get("roundsSessionManagerMs")
+                if played and unplayed is not None:
+                    part = f"{label} {sum(played):,} of {sum(played) + sum(unplayed):,} streams played"
+                    if sm and r.get("seconds"):
+                        part += (f", WirePlumber busy {statistics.median(sm) / 10 / r['seconds']:.0f}% of the time "
+                                 "(median round)")
+                    kept.append(part)
+            costs.append(line + (" [" + "; ".join(kept) + "]" if kept else ""))
         for name, r in ((mname, a), (bname, b)):
             if r and not r.get("ok"):
                 costs.append(f"{name}: churn CPU not measured: `{r.get('error')}`")
-    if costs:
+    if costs and p.get("churnCostLive"):
+        w(f"**CPU per 1,000 stream events** (the figure compared with stock in section 1) comes from separate rounds, "
+          f"not from the churn above: {p.get('churnCostRounds', '?')} rounds per system, each on a daemon started for "
+          f"it, module and stock rounds alternating. A round keeps {p['churnCostLive']} streams (silence, legacy, no "
+          f"role) and for {p.get('churnCostSeconds', 0):.0f} s replaces the oldest, at most "
+          f"{p.get('churnCostRate', 0):.0f} times a second, each new stream made once the last one plays (linked by "
+          "the session manager and running); the first streams play before the round starts, and all of them are "
+          "destroyed at its end. So every stream event is a whole one, in both systems: made, linked, running, "
+          "unlinked and destroyed. The churn above, faster than the session manager links, does not give that: "
+          "WirePlumber 0.4.13 spent a whole CPU on it, and the links the daemon made in 15 s of it went from 193 to "
+          "748 from one daemon to the next for the same 750 streams, so the daemon's CPU per event measured how far "
+          "the session manager got. "
+          + (f"Like the other CPU sections, the rounds ran every process on one CPU (CPU {p['costCPU']}). "
+             if p.get("costCPU") is not None else "")
+          + "Each round's figure, ms per 1,000 stream events, with the streams made during the churns that played "
+          "(within 5 s) and how busy the session manager was: " + "; ".join(costs) + ".")
+        w("")
+    elif costs:
         w(f"**CPU per 1,000 stream events** (the figure compared with stock in section 1) comes from separate rounds, "
           f"not from the churn above: {p.get('churnCostRounds', '?')} rounds per system, each on a daemon started for "
           f"it, {p.get('churnCostSeconds', 0):.0f} s of the same churn after its {p['churnLive']} streams are made, and their "

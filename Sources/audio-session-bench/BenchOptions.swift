@@ -72,6 +72,13 @@ struct BenchOptions: ParsableCommand {
     @Option(name: .customLong("churn-live"), help: "Streams alive at once during the churn (200; quick 50).")
     var churnLive: Int?
 
+    @Option(name: .customLong("churn-cost-live"), help: "Streams alive at once in the churn's CPU rounds, each made after the last one plays (50; quick 20).")
+    var churnCostLive: Int?
+    @Option(name: .customLong("churn-cost-rate"), help: "At most this many streams made per second in the churn's CPU rounds (20).")
+    var churnCostRate: Double?
+    @Flag(name: .customLong("all-cpus"), help: "Run the CPU sections (pause/resume, the churn's rounds, the property floods) on every CPU instead of one: the kernel's share of the daemon's CPU then depends on which process lands on which CPU.")
+    var allCPUs = false
+
     @Option(name: .customLong("cost-attempts"), help: "At most this many attempts of each CPU section (pause/resume, churn, each property flood): one runs again while the stock daemon's own figures spread as on a busy machine, and the calmest attempt is kept (3; quick 1).")
     var costAttempts: Int?
     @Option(name: .customLong("calm-spread"), help: "The stock daemon's figures in a CPU section count as a quiet machine's when their third quartile is at most this many times their first (1.5).")
@@ -127,5 +134,7 @@ struct HelperOptions: ParsableCommand {
         @Argument(help: "Streams created per second.") var rate = 50.0
         @Argument(help: "Streams alive at once.") var live = 200
         @Argument(help: "A file whose creation starts the churn.") var startFile = ""
+        @Flag(help: "Every stream plays before the next is made: the first LIVE before READY, each new one before the next replacement (RATE is then a ceiling). Reports how many played.")
+        var pacedByPlaying = false
     }
 }

@@ -74,6 +74,14 @@ struct CPUResult: Codable, RepeatedCostSection {
     /// See `RepeatedCostSection`.
     var attempts: Int?
     var stockSpreads: [Double]?
+    /// The churn's rounds, paced by playing: per round, the streams made during the churn that
+    /// played (linked by the session manager and running) and those that did not within 5 s,
+    /// and the session manager's CPU over the churn (ms), which says whether it kept up.
+    var roundsPlayed: [Int]?
+    var roundsUnplayed: [Int]?
+    var roundsSessionManagerMs: [Double]?
+    /// The CPU every process of the section ran on (`CPUPinning`); nil: all of them.
+    var cpu: Int?
 }
 
 /// One client rewriting its own properties as fast as the daemon takes them
@@ -270,6 +278,14 @@ enum DaemonCost {
         r.cpuMs = r.cpuMsPerThousand.map { $0 * Double(events) / 1000 }
         r.seconds = Stats(all.compactMap(\.seconds)).median
         r.ticks = all.compactMap(\.ticks).reduce(0, +)
+        func each<T>(_ key: KeyPath<CPUResult, [T]?>) -> [T]? {
+            let lists = all.compactMap { $0[keyPath: key] }
+            return lists.count == all.count ? lists.flatMap { $0 } : nil
+        }
+        r.roundsPlayed = each(\.roundsPlayed)
+        r.roundsUnplayed = each(\.roundsUnplayed)
+        r.roundsSessionManagerMs = each(\.roundsSessionManagerMs)
+        r.cpu = all.first?.cpu
         return r
     }
 
@@ -444,6 +460,14 @@ enum DaemonCost {
     /// churn on PipeWire 1.6: 2.2 to 3.3 s of CPU on fresh stock daemons, 2.4 to 3.5 s with
     /// the module; four rounds on one daemon differed by 4 to 14%). So each round has a
     /// daemon of its own, and a system's figure is the median of the rounds.
+    ///
+    /// The streams are paced by playing (`helper churn --paced-by-playing`): each one plays
+    /// before the next is made, so that every stream event of the round is a whole one (made,
+    /// linked, running, unlinked, destroyed) in both systems. A churn faster than the session
+    /// manager links leaves it to chance how many streams get linked before they go: WirePlumber
+    /// 0.4.13 spent a whole CPU on 200 streams replaced 50 times a second, and the links the
+    /// daemon made in 15 s of it went from 193 to 748 from one daemon to the next, for the same
+    /// 750 streams. The daemon's CPU per event then measured how far the session manager got.
     static func churnCPURound(options: SandboxOptions, seconds: Double, rate: Double, live: Int, round: Int) -> CPUResult {
         var r = CPUResult(ok: false, events: 0)
         do {
@@ -452,12 +476,14 @@ enum DaemonCost {
             guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
             try waitSuspended(sandbox)
             let startFile = sandbox.directory + "/tmp/churn-cost-go-\(round)"
-            let h = try sandbox.spawn([selfPath(), "helper", "churn", String(seconds), String(rate), String(live), startFile])
+            let h = try sandbox.spawn([selfPath(), "helper", "churn", String(seconds), String(rate), String(live), startFile,
+                                       "--paced-by-playing"])
             defer { h.terminate(signal: SIGKILL, timeout: 3) }
             let cost: PhaseCost
             do {
-                cost = try measurePhase(sandbox, h, daemon: pid, startFile: startFile, what: "the churn", readyTimeout: 60,
-                                        doneTimeout: seconds + 60)
+                // The first streams play before READY: up to 30 s for a slow session manager.
+                cost = try measurePhase(sandbox, h, daemon: pid, startFile: startFile, what: "the churn", readyTimeout: 90,
+                                        doneTimeout: seconds + 60, sessionManager: sandbox.sessionManagerPID)
             } catch {
                 // A helper that died: its output from the crash on, for whoever finds the cause.
                 if !h.isRunning { r.helperCrashReport = crashReport(helperOutput(h)) }
@@ -471,6 +497,10 @@ enum DaemonCost {
             r.seconds = res["seconds"] as? Double
             r.cpuMs = cost.cpuMs
             r.cpuMsPerThousand = cost.cpuMs * 1000 / Double(events)
+            r.roundsPlayed = (res["played"] as? Int).map { [$0] }
+            r.roundsUnplayed = (res["unplayed"] as? Int).map { [$0] }
+            r.roundsSessionManagerMs = cost.sessionManagerCpuMs.map { [$0] }
+            r.cpu = CPUPinning.current
             r.ok = true
         } catch { r.error = describe(error) }
         return r

@@ -43,7 +43,8 @@ enum Helper {
         case let c as HelperOptions.Notify: await notify(trials: c.trials, policyTimeout: c.policyTimeout)
         case let c as HelperOptions.Streams: streams(count: c.count)
         case let c as HelperOptions.Toggle: toggle(events: c.events, rate: c.rate, startFile: c.startFile, bursts: c.bursts)
-        case let c as HelperOptions.Churn: churn(seconds: c.seconds, rate: c.rate, live: c.live, startFile: c.startFile)
+        case let c as HelperOptions.Churn:
+            churn(seconds: c.seconds, rate: c.rate, live: c.live, startFile: c.startFile, pacedByPlaying: c.pacedByPlaying)
         default:
             // --help, or no helper named: ArgumentParser's own answer.
             var other = command
@@ -181,15 +182,30 @@ enum Helper {
     }
 
     /// `live` streams at a time; one created and the oldest destroyed `rate` times per second.
-    static func churn(seconds: Double, rate: Double, live: Int, startFile: String) {
+    /// Paced by playing, every stream plays (its node linked by the session manager and
+    /// running) before the next is made, so that each one goes through the whole of a
+    /// stream's life however fast the session manager links: the daemon's work per stream
+    /// event is then the same in every system, and `rate` only a ceiling.
+    static func churn(seconds: Double, rate: Double, live: Int, startFile: String, pacedByPlaying: Bool = false) {
         let session = AudioSession(configuration: .init(applicationName: "bench-churn"))
         var outs: [AudioOutput] = []
-        var created = 0, destroyed = 0, failed = 0
+        var created = 0, destroyed = 0, failed = 0, played = 0, unplayed = 0
+        /// Waits until `o` plays, at most `limit`: whether it did.
+        func playing(_ o: AudioOutput, within limit: Duration) -> Bool {
+            let deadline = ContinuousClock.now + limit
+            while o.state != .streaming {
+                if ContinuousClock.now >= deadline || o.state == .error { return false }
+                usleep(1_000)
+            }
+            return true
+        }
         for i in 0..<live {
             if let o = try? silentStream(session, "churn-\(i)") { outs.append(o); created += 1 } else { failed += 1 }
         }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && outs.contains(where: { $0.nodeID == nil }) { usleep(10_000) }
+        var startedPlaying = 0
+        if pacedByPlaying { startedPlaying = outs.filter { playing($0, within: .seconds(30)) }.count }
         say("READY")
         if !startFile.isEmpty { waitForFile(startFile) }
         let start = ContinuousClock.now
@@ -198,19 +214,32 @@ enum Helper {
         for i in 0..<total {
             let due = start + .seconds(Double(i) / rate)
             let now = ContinuousClock.now
-            if due > now { usleep(useconds_t(nanos(due - now) / 1000)) } else { lateMax = max(lateMax, nanos(now - due) / 1e6) }
+            if pacedByPlaying && now - start >= .seconds(seconds) { break }
+            if due > now { usleep(useconds_t(nanos(due - now) / 1000)) } else if !pacedByPlaying { lateMax = max(lateMax, nanos(now - due) / 1e6) }
             if !outs.isEmpty {
                 outs.removeFirst().stop()
                 destroyed += 1
             }
-            if let o = try? silentStream(session, "churn-\(live + i)") { outs.append(o); created += 1 } else { failed += 1 }
+            if let o = try? silentStream(session, "churn-\(live + i)") {
+                outs.append(o)
+                created += 1
+                if pacedByPlaying {
+                    if playing(o, within: .seconds(5)) { played += 1 } else { unplayed += 1 }
+                }
+            } else { failed += 1 }
             if i % Int(max(1, rate)) == 0 { say("PROGRESS \(created) \(destroyed)") }
         }
         let elapsed = nanos(ContinuousClock.now - start) / 1e9
         for o in outs { o.stop() }
         destroyed += outs.count
         outs.removeAll()
-        result(["created": created, "destroyed": destroyed, "failed": failed, "seconds": elapsed, "maxLateMs": lateMax])
+        var r: [String: Any] = ["created": created, "destroyed": destroyed, "failed": failed, "seconds": elapsed, "maxLateMs": lateMax]
+        if pacedByPlaying {
+            r["played"] = played
+            r["unplayed"] = unplayed
+            r["initialPlaying"] = startedPlaying
+        }
+        result(r)
         say("DONE")
         while true { sleep(60) }
     }

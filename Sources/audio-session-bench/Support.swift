@@ -234,6 +234,11 @@ extension Sandbox {
         daemonProcesses.first { $0.name == "pipewire" }?.pid
     }
 
+    /// WirePlumber's PID.
+    var sessionManagerPID: Int32? {
+        daemonProcesses.first { $0.name == "wireplumber" }?.pid
+    }
+
     /// Every daemon still runs.
     var daemonsAlive: Bool { daemonProcesses.allSatisfy(\.isRunning) }
 }
@@ -443,6 +448,8 @@ struct PhaseCost {
     var ticks: Int?
     /// The daemon's context switches (all its threads, voluntary and not) over the phase.
     var wakeups: Int?
+    /// The session manager's CPU over the phase (ms), when asked for.
+    var sessionManagerCpuMs: Double?
 }
 
 /// One measured phase of a helper that writes `READY` once set up, begins when `startFile`
@@ -451,19 +458,132 @@ struct PhaseCost {
 /// A helper that runs several phases (the toggles' bursts) names each one's end (`DONE 3`).
 func measurePhase(_ sandbox: Sandbox, _ h: ChildProcess, daemon pid: Int32, startFile: String, what: String,
                   readyTimeout: TimeInterval, settle: TimeInterval = 0, doneTimeout: TimeInterval,
-                  after: TimeInterval = 0, done: String = "DONE") throws -> PhaseCost {
+                  after: TimeInterval = 0, done: String = "DONE", sessionManager: Int32? = nil) throws -> PhaseCost {
     try waitForHelperLine(sandbox, h, "READY", timeout: readyTimeout, "\(what) to be set up")
+    CPUPinning.repin()
     if settle > 0 { usleep(useconds_t(settle * 1_000_000)) }
     guard let c0 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
     let t0 = Proc.cpuTicks(pid)
     let w0 = Proc.contextSwitches(pid)
+    let m0 = sessionManager.flatMap(Proc.cpuNanoseconds)
     guard FileManager.default.createFile(atPath: startFile, contents: nil) else { throw BenchFailure("cannot make \(startFile)") }
     try waitForHelperLine(sandbox, h, done, timeout: doneTimeout, poll: 0.02, what)
     if after > 0 { usleep(useconds_t(after * 1_000_000)) }
     guard let c1 = Proc.cpuNanoseconds(pid) else { throw BenchFailure("cannot read /proc/\(pid)") }
     let t1 = Proc.cpuTicks(pid)
     let w1 = Proc.contextSwitches(pid)
+    let m1 = sessionManager.flatMap(Proc.cpuNanoseconds)
     // Threads that came or went during the phase make the difference meaningless.
     let wakeups = w0.flatMap { a in w1.flatMap { b in a.threads == b.threads ? b.voluntary + b.involuntary - a.voluntary - a.involuntary : nil } }
-    return PhaseCost(cpuMs: (c1 - c0) / 1e6, ticks: t0.flatMap { a in t1.map { $0 - a } }, wakeups: wakeups)
+    return PhaseCost(cpuMs: (c1 - c0) / 1e6, ticks: t0.flatMap { a in t1.map { $0 - a } }, wakeups: wakeups,
+                     sessionManagerCpuMs: m0.flatMap { a in m1.map { ($0 - a) / 1e6 } })
+}
+
+/// The sections that measure the daemon's CPU per event (pause/resume, the churn's rounds,
+/// the property floods) run every process of theirs on one CPU: the daemons, their session
+/// manager and PulseAudio server, and the clients. On a virtual machine a wake-up that crosses
+/// CPUs costs the kernel an interrupt between them, and which process lands on which CPU
+/// changes from one daemon to the next: the kernel's share of the daemon's CPU then varied up
+/// to fivefold between two daemons of the same system doing the same work (self time in
+/// `_raw_spin_unlock_irq`, where the kernel re-enables interrupts), far more than the module
+/// adds. On one CPU every wake-up stays local, for both systems alike.
+enum CPUPinning {
+    /// The CPU the cost sections run on, while they run.
+    private static let pinned = Box<Int?>(nil)
+    /// The CPU the cost sections run on now; nil outside them or with all CPUs.
+    static var current: Int? { pinned.get }
+
+    /// glibc's `sched_getaffinity` and `sched_setaffinity` (declared only under _GNU_SOURCE,
+    /// which the Swift overlay does not see): looked up in the C library.
+    private typealias AffinityCall = @convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32
+    private static func call(_ name: String) -> AffinityCall? {
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: AffinityCall.self) }
+    }
+    private static let getAffinity = call("sched_getaffinity")
+    private static let setAffinity = call("sched_setaffinity")
+    private static func sched_getaffinity(_ pid: pid_t, _ size: Int, _ set: inout cpu_set_t) -> Int32 {
+        guard let f = getAffinity else { return -1 }
+        return withUnsafeMutableBytes(of: &set) { b in b.baseAddress.map { f(pid, size, $0) } ?? -1 }
+    }
+    private static func sched_setaffinity(_ pid: pid_t, _ size: Int, _ set: inout cpu_set_t) -> Int32 {
+        guard let f = setAffinity else { return -1 }
+        return withUnsafeMutableBytes(of: &set) { b in b.baseAddress.map { f(pid, size, $0) } ?? -1 }
+    }
+
+    /// The CPUs this thread may run on.
+    static func allowed() -> [Int] {
+        var set = cpu_set_t()
+        guard sched_getaffinity(0, MemoryLayout<cpu_set_t>.size, &set) == 0 else { return [] }
+        return withUnsafeBytes(of: &set) { bytes in
+            (0..<(bytes.count * 8)).filter { bytes[$0 / 8] & (1 << UInt8($0 % 8)) != 0 }
+        }
+    }
+
+    private static func mask(_ cpus: [Int]) -> cpu_set_t {
+        var set = cpu_set_t()
+        withUnsafeMutableBytes(of: &set) { bytes in
+            for c in cpus where c >= 0 && c / 8 < bytes.count { bytes[c / 8] |= 1 << UInt8(c % 8) }
+        }
+        return set
+    }
+
+    /// Sets the CPUs of every thread of `pid` (0: the calling thread only).
+    @discardableResult
+    private static func apply(_ cpus: [Int], to pid: Int32) -> Bool {
+        var set = mask(cpus)
+        if pid == 0 { return sched_setaffinity(0, MemoryLayout<cpu_set_t>.size, &set) == 0 }
+        var ok = true
+        for t in Proc.threads(pid) {
+            guard let tid = Int32(t) else { continue }
+            if sched_setaffinity(tid, MemoryLayout<cpu_set_t>.size, &set) != 0 { ok = false }
+        }
+        return ok
+    }
+
+    /// This process's descendants (children, theirs, ...), from /proc.
+    static func descendants() -> [Int32] {
+        var parent: [Int32: Int32] = [:]
+        for e in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(e), let s = Proc.read("/proc/\(pid)/stat"), let close = s.lastIndex(of: ")") else { continue }
+            // After ")": state, then the parent's pid.
+            let fields = s[s.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let pp = Int32(fields[1]) { parent[pid] = pp }
+        }
+        var found: Set<Int32> = [getpid()]
+        var grew = true
+        while grew {
+            grew = false
+            for (pid, pp) in parent where !found.contains(pid) && found.contains(pp) {
+                found.insert(pid)
+                grew = true
+            }
+        }
+        found.remove(getpid())
+        return Array(found)
+    }
+
+    /// Runs `body` with this thread, and every process it starts meanwhile (which inherit its
+    /// CPUs), on this thread's last allowed CPU; the processes already running are moved there
+    /// now and again by `repin()` before each measured phase. Everything gets all of this
+    /// thread's CPUs back afterwards.
+    static func onOneCPU<T>(_ body: () -> T) -> T {
+        let all = allowed()
+        guard all.count > 1, let cpu = all.last else { return body() }
+        pinned.update { $0 = cpu }
+        apply([cpu], to: 0)
+        repin()
+        defer {
+            pinned.update { $0 = nil }
+            apply(all, to: 0)
+            for p in descendants() { apply(all, to: p) }
+        }
+        return body()
+    }
+
+    /// While `onOneCPU` runs: every descendant's threads on its CPU (those started from other
+    /// threads of the bench, or before it began, included).
+    static func repin() {
+        guard let cpu = pinned.get else { return }
+        for p in descendants() { apply([cpu], to: p) }
+    }
 }

@@ -95,6 +95,16 @@ let churnSeconds = options.pick(options.churnSeconds, 60, 10)
 /// next. Eleven pairs narrow the median's spread by about a fifth for four more rounds each.
 let churnCostRounds = options.pick(nil, 11, 1)
 let churnCostSeconds = options.pick(nil, 15.0, 5.0)
+/// The churn's rounds keep fewer streams than section 7's churn, and make them at most this
+/// fast, each one after the last plays (`DaemonCost.churnCPURound`): a session manager that
+/// falls behind decides how much work the daemon does. On one CPU (`CPUPinning`), WirePlumber
+/// 0.5.18 spent 17 s of CPU on 20 s of 50 streams replaced ten times a second (about 90 ms
+/// a stream, against 10 ms for a stream it links in an idle graph), and PipeWire 0.3.65's
+/// mixer takes 128 inputs at most.
+let churnCostLive = options.pick(options.churnCostLive, 50, 20)
+let churnCostRate = options.pick(options.churnCostRate, 20, 20)
+/// The cost sections run on one CPU (`CPUPinning`), unless told otherwise.
+let costOnOneCPU = !options.allCPUs
 let churnRate = options.pick(options.churnRate, 50, 50)
 let churnLive = options.pick(options.churnLive, 200, 50)
 /// A cost section's figures are kept when the stock system's spread is at most this. On a
@@ -168,6 +178,13 @@ struct Parameters: Codable {
     /// The churn's CPU per event: rounds per system, each on a daemon of its own, and their length.
     var churnCostRounds: Int?
     var churnCostSeconds: Double?
+    /// The churn's rounds: streams alive at once, and the most made per second (each made
+    /// after the last one plays).
+    var churnCostLive: Int?
+    var churnCostRate: Double?
+    /// The cost sections (pause/resume, the churn's rounds, the property floods) ran every
+    /// process of theirs on this one CPU (`CPUPinning`); nil: on all of them.
+    var costCPU: Int?
     /// A cost section ran again while the stock figures' third quartile over their first was
     /// above `calmSpread`, at most `costAttempts` times (`calmest`).
     var calmSpread: Double?
@@ -193,6 +210,8 @@ var results = Results(
                            burstRounds: burstRounds, burstsPerRound: burstsPerRound, burstEvents: burstEvents,
                            burstDaemonsPerRound: true, floodRounds: floodRounds, costInterleaved: true,
                            churnCostRounds: churnCostRounds, churnCostSeconds: churnCostSeconds,
+                           churnCostLive: churnCostLive, churnCostRate: churnCostRate,
+                           costCPU: costOnOneCPU ? CPUPinning.allowed().last : nil,
                            calmSpread: calmSpread, costAttempts: costAttempts),
     systems: [])
 
@@ -498,6 +517,11 @@ func calmest<T: RepeatedCostSection>(_ what: String, _ attempt: () -> (module: T
 
 for (m, b) in costPairs {
     guard m.alive() != nil, b.alive() != nil else { continue }
+    costOnOneCPU ? CPUPinning.onOneCPU { costSections(m, b) } : costSections(m, b)
+}
+
+/// The cost sections of one module system (`m`) and the stock system of its generation (`b`).
+@MainActor func costSections(_ m: Runner, _ b: Runner) {
     costMeasured.formUnion([m.system, b.system])
     /// Runs `round` for both systems `rounds` times, alternating which goes first.
     func interleaved<T>(_ what: String, rounds: Int, _ round: (Sandbox, Int) -> T) -> (module: [T], stock: [T]) {
@@ -542,13 +566,13 @@ for (m, b) in costPairs {
             var crashes: [String: [String]] = [:]
             for i in 0..<max(1, churnCostRounds) {
                 for r in (i % 2 == 0 ? [m, b] : [b, m]) {
-                    var one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnRate, live: churnLive, round: i)
+                    var one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnCostRate, live: churnCostLive, round: i)
                     if !one.ok, let report = one.helperCrashReport {
                         // The churn helper (an AudioSession client) died: the crash is kept for the
                         // report and the round runs once more, on a new daemon, so that the pairs stay.
                         crashes[r.system, default: []].append(report)
                         progress("   \(r.system) churn round \(i + 1): \(one.error ?? "the helper died"); once more on a new daemon")
-                        one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnRate, live: churnLive, round: i)
+                        one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnCostRate, live: churnCostLive, round: i)
                     }
                     progress("   \(r.system) churn round \(i + 1): " + (one.cpuMsPerThousand.map { String(format: "%.1f ms per 1,000 stream events", $0) } ?? one.error ?? "?"))
                     if r === m { mine.append(one) } else { theirs.append(one) }
