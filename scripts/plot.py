@@ -1061,6 +1061,11 @@ def md_churn(res, rel):
           "Each round's figure, ms per 1,000 stream events: " + "; ".join(costs) + ".")
         w("")
     for name in ("module", "baseline", "module-pw1.4", "baseline-pw1.4", "module-pw1.6", "baseline-pw1.6"):
+        failed = ((sy.get(name) or {}).get("churnCost") or {}).get("roundFailures") or []
+        if failed:
+            w(f"In the CPU rounds {len(failed)} round(s) on {name} failed and ran once more on a new daemon "
+              f"(`{failed[0][:200]}`).")
+            w("")
         dead = ((sy.get(name) or {}).get("churnCost") or {}).get("helperCrashReports") or []
         if dead:
             first = next((line for line in dead[0].splitlines() if line.strip()), "")

@@ -549,8 +549,12 @@ public final class Sandbox: @unchecked Sendable {
     public func addDevice(_ device: VirtualDevice) throws {
         let r = try run(["pw-cli", "create-node", "adapter", device.nodeProperties], timeout: 10)
         // pw-cli binds every object the registry announces; one that goes away meanwhile (a
-        // short-lived client) answers "no global N": no error of this command.
-        let errors = (r.stdout + "\n" + r.stderr).split(separator: "\n").filter { $0.contains("rror") && !$0.contains("no global") }
+        // short-lived client) answers "no global N", and pw-cli's next request to the proxy it
+        // made for it "unknown resource N": no error of this command (seen on PipeWire 1.6 with
+        // every process on one CPU, once in sixty sandboxes).
+        let errors = (r.stdout + "\n" + r.stderr).split(separator: "\n").filter {
+            $0.contains("rror") && !$0.contains("no global") && !$0.contains("unknown resource")
+        }
         guard r.status == 0, errors.isEmpty else {
             throw SandboxError.commandFailed(command: "pw-cli create-node adapter (\(device.name))",
                                              status: r.status, stderr: r.stderr + r.stdout)

@@ -71,6 +71,8 @@ struct CPUResult: Codable, RepeatedCostSection {
     var helperCrashReport: String?
     /// The crash reports of the rounds whose helper died.
     var helperCrashReports: [String]?
+    /// Why the other rounds that failed (a sandbox that did not start) ran once more.
+    var roundFailures: [String]?
     /// See `RepeatedCostSection`.
     var attempts: Int?
     var stockSpreads: [Double]?

@@ -22,8 +22,8 @@ struct BenchFailure: Error, CustomStringConvertible {
 func describe(_ error: Error) -> String {
     let s = String(describing: error)
     // Keep one line and a bounded length in the results.
-    let line = s.split(separator: "\n").prefix(3).joined(separator: " | ")
-    return String(line.prefix(300))
+    let line = s.split(separator: "\n").prefix(8).joined(separator: " | ")
+    return String(line.prefix(800))
 }
 
 // MARK: Statistics

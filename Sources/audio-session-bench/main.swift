@@ -563,14 +563,19 @@ for (m, b) in costPairs {
         progress("-- \(m.system) and \(b.system): churn CPU, \(churnCostRounds) fresh daemons each, alternating")
         let pair = calmest("churn") {
             var mine: [CPUResult] = [], theirs: [CPUResult] = []
-            var crashes: [String: [String]] = [:]
+            var crashes: [String: [String]] = [:], failures: [String: [String]] = [:]
             for i in 0..<max(1, churnCostRounds) {
                 for r in (i % 2 == 0 ? [m, b] : [b, m]) {
                     var one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnCostRate, live: churnCostLive, round: i)
-                    if !one.ok, let report = one.helperCrashReport {
-                        // The churn helper (an AudioSession client) died: the crash is kept for the
-                        // report and the round runs once more, on a new daemon, so that the pairs stay.
-                        crashes[r.system, default: []].append(report)
+                    if !one.ok {
+                        // The churn helper (an AudioSession client) died, or the round's sandbox did not
+                        // start: a crash is kept for the report, and the round runs once more, on a new
+                        // daemon, so that the pairs stay.
+                        if let report = one.helperCrashReport {
+                            crashes[r.system, default: []].append(report)
+                        } else {
+                            failures[r.system, default: []].append(one.error ?? "?")
+                        }
                         progress("   \(r.system) churn round \(i + 1): \(one.error ?? "the helper died"); once more on a new daemon")
                         one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnCostRate, live: churnCostLive, round: i)
                     }
@@ -582,6 +587,7 @@ for (m, b) in costPairs {
             func combined(_ all: [CPUResult], _ r: Runner) -> CPUResult {
                 var c = DaemonCost.combine(all, events: Stats(all.map { Double($0.events) }).median.map { Int($0) } ?? 0)
                 c.helperCrashReports = crashes[r.system]
+                c.roundFailures = failures[r.system]
                 return c
             }
             return (module: combined(mine, m), stock: combined(theirs, b))
