@@ -72,9 +72,9 @@ struct BenchOptions: ParsableCommand {
     @Option(name: .customLong("churn-live"), help: "Streams alive at once during the churn (200; quick 50).")
     var churnLive: Int?
 
-    @Option(name: .customLong("churn-cost-live"), help: "Streams alive at once in the churn's CPU rounds, each made after the last one plays (50; quick 20).")
+    @Option(name: .customLong("churn-cost-live"), help: "Streams alive at once in the churn's CPU rounds, each made after the last one plays (20).")
     var churnCostLive: Int?
-    @Option(name: .customLong("churn-cost-rate"), help: "At most this many streams made per second in the churn's CPU rounds (20).")
+    @Option(name: .customLong("churn-cost-rate"), help: "At most this many streams made per second in the churn's CPU rounds (10).")
     var churnCostRate: Double?
     @Flag(name: .customLong("all-cpus"), help: "Run the CPU sections (pause/resume, the churn's rounds, the property floods) on every CPU instead of one: the kernel's share of the daemon's CPU then depends on which process lands on which CPU.")
     var allCPUs = false

@@ -97,12 +97,15 @@ let churnCostRounds = options.pick(nil, 11, 1)
 let churnCostSeconds = options.pick(nil, 15.0, 5.0)
 /// The churn's rounds keep fewer streams than section 7's churn, and make them at most this
 /// fast, each one after the last plays (`DaemonCost.churnCPURound`): a session manager that
-/// falls behind decides how much work the daemon does. On one CPU (`CPUPinning`), WirePlumber
-/// 0.5.18 spent 17 s of CPU on 20 s of 50 streams replaced ten times a second (about 90 ms
-/// a stream, against 10 ms for a stream it links in an idle graph), and PipeWire 0.3.65's
-/// mixer takes 128 inputs at most.
-let churnCostLive = options.pick(options.churnCostLive, 50, 20)
-let churnCostRate = options.pick(options.churnCostRate, 20, 20)
+/// falls behind decides how much work the daemon does, and a system that makes fewer streams
+/// in a round's time is charged more of the mixing (every live stream plays) per event. On
+/// one CPU (`CPUPinning`), WirePlumber 0.5.18 spent 17 s of CPU on 20 s of 50 streams replaced
+/// ten times a second, and WirePlumber 0.5.8 let 50 streams at twenty a second fall behind
+/// (936 streams made in eleven rounds with the module, 1,002 without); with 20 streams
+/// replaced ten times a second both made all 150 streams of a 15 s round on time, WirePlumber
+/// 0.5.18 busy 73% of it (2026-12-03). PipeWire 0.3.65's mixer takes 128 inputs at most.
+let churnCostLive = options.pick(options.churnCostLive, 20, 20)
+let churnCostRate = options.pick(options.churnCostRate, 10, 10)
 /// The cost sections run on one CPU (`CPUPinning`), unless told otherwise.
 let costOnOneCPU = !options.allCPUs
 let churnRate = options.pick(options.churnRate, 50, 50)
