@@ -1041,7 +1041,9 @@ def md_churn(res, rel):
           "unlinked and destroyed. The churn above, faster than the session manager links, does not give that: "
           "WirePlumber 0.4.13 spent a whole CPU on it, and the links the daemon made in 15 s of it went from 193 to "
           "748 from one daemon to the next for the same 750 streams, so the daemon's CPU per event measured how far "
-          "the session manager got. "
+          "the session manager got. Every live stream plays all round, so a system that made fewer streams in a "
+          "round's time would also be charged more of the mixing per event: the rate is one that the session "
+          "managers keep up with, and the streams that played in each system say whether they did. "
           + (f"Like the other CPU sections, the rounds ran every process on one CPU (CPU {p['costCPU']}). "
              if p.get("costCPU") is not None else "")
           + "Each round's figure, ms per 1,000 stream events, with the streams made during the churns that played "
