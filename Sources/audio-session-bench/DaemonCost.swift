@@ -82,8 +82,6 @@ struct CPUResult: Codable, RepeatedCostSection {
     var roundsPlayed: [Int]?
     var roundsUnplayed: [Int]?
     var roundsSessionManagerMs: [Double]?
-    /// The CPU every process of the section ran on (`CPUPinning`); nil: all of them.
-    var cpu: Int?
 }
 
 /// One client rewriting its own properties as fast as the daemon takes them
@@ -287,7 +285,6 @@ enum DaemonCost {
         r.roundsPlayed = each(\.roundsPlayed)
         r.roundsUnplayed = each(\.roundsUnplayed)
         r.roundsSessionManagerMs = each(\.roundsSessionManagerMs)
-        r.cpu = all.first?.cpu
         return r
     }
 
@@ -502,7 +499,6 @@ enum DaemonCost {
             r.roundsPlayed = (res["played"] as? Int).map { [$0] }
             r.roundsUnplayed = (res["unplayed"] as? Int).map { [$0] }
             r.roundsSessionManagerMs = cost.sessionManagerCpuMs.map { [$0] }
-            r.cpu = CPUPinning.current
             r.ok = true
         } catch { r.error = describe(error) }
         return r

@@ -20,6 +20,17 @@ enum Helper {
         }
     }
 
+    /// Waits until `o` plays (linked and running), at most `limit`: whether it did. A stream
+    /// in error never will.
+    static func waitPlaying(_ o: AudioOutput, within limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while o.state != .streaming {
+            if ContinuousClock.now >= deadline || o.state == .error { return false }
+            usleep(1_000)
+        }
+        return true
+    }
+
     static func waitForFile(_ path: String) {
         while !FileManager.default.fileExists(atPath: path) { usleep(2_000) }
     }
@@ -150,8 +161,7 @@ enum Helper {
     static func toggle(events: Int, rate: Double, startFile: String, bursts: Int = 0) {
         let session = AudioSession(configuration: .init(applicationName: "bench-toggle"))
         guard let out = try? silentStream(session, "bench-toggle") else { say("cannot make a stream"); return }
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline && out.state != .streaming { usleep(5_000) }
+        _ = waitPlaying(out, within: .seconds(10))
         say("READY")
         func burst(_ file: String) -> Double {
             if !file.isEmpty { waitForFile(file) }
@@ -190,22 +200,13 @@ enum Helper {
         let session = AudioSession(configuration: .init(applicationName: "bench-churn"))
         var outs: [AudioOutput] = []
         var created = 0, destroyed = 0, failed = 0, played = 0, unplayed = 0
-        /// Waits until `o` plays, at most `limit`: whether it did.
-        func playing(_ o: AudioOutput, within limit: Duration) -> Bool {
-            let deadline = ContinuousClock.now + limit
-            while o.state != .streaming {
-                if ContinuousClock.now >= deadline || o.state == .error { return false }
-                usleep(1_000)
-            }
-            return true
-        }
         for i in 0..<live {
             if let o = try? silentStream(session, "churn-\(i)") { outs.append(o); created += 1 } else { failed += 1 }
         }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && outs.contains(where: { $0.nodeID == nil }) { usleep(10_000) }
         var startedPlaying = 0
-        if pacedByPlaying { startedPlaying = outs.filter { playing($0, within: .seconds(30)) }.count }
+        if pacedByPlaying { startedPlaying = outs.filter { waitPlaying($0, within: .seconds(30)) }.count }
         say("READY")
         if !startFile.isEmpty { waitForFile(startFile) }
         let start = ContinuousClock.now
@@ -224,7 +225,7 @@ enum Helper {
                 outs.append(o)
                 created += 1
                 if pacedByPlaying {
-                    if playing(o, within: .seconds(5)) { played += 1 } else { unplayed += 1 }
+                    if waitPlaying(o, within: .seconds(5)) { played += 1 } else { unplayed += 1 }
                 }
             } else { failed += 1 }
             if i % Int(max(1, rate)) == 0 { say("PROGRESS \(created) \(destroyed)") }

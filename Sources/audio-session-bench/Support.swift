@@ -118,12 +118,16 @@ enum Proc {
         return any ? total : nil
     }
 
+    /// The fields of /proc/<pid>/stat after the command's name: state(0), ppid(1), ...
+    static func statFields(_ pid: Int32) -> [Substring]? {
+        guard let s = read("/proc/\(pid)/stat"), let close = s.lastIndex(of: ")") else { return nil }
+        return s[s.index(after: close)...].split(separator: " ")
+    }
+
     /// utime + stime in clock ticks (/proc/<pid>/stat), for cross-checking schedstat.
     static func cpuTicks(_ pid: Int32) -> Int? {
-        guard let s = read("/proc/\(pid)/stat"), let close = s.lastIndex(of: ")") else { return nil }
-        let fields = s[s.index(after: close)...].split(separator: " ")
-        // After ")": state(0) ppid(1) ... utime is field 14 overall -> index 11 here, stime 12.
-        guard fields.count > 12, let u = Int(fields[11]), let st = Int(fields[12]) else { return nil }
+        // utime is field 14 overall -> index 11 here, stime 12.
+        guard let fields = statFields(pid), fields.count > 12, let u = Int(fields[11]), let st = Int(fields[12]) else { return nil }
         return u + st
     }
 
@@ -490,8 +494,13 @@ func measurePhase(_ sandbox: Sandbox, _ h: ChildProcess, daemon pid: Int32, star
 enum CPUPinning {
     /// The CPU the cost sections run on, while they run.
     private static let pinned = Box<Int?>(nil)
-    /// The CPU the cost sections run on now; nil outside them or with all CPUs.
-    static var current: Int? { pinned.get }
+
+    /// The CPU `onOneCPU` runs everything on: this thread's last allowed one; nil when it
+    /// may run on one CPU only (nothing to choose).
+    static func target() -> Int? {
+        let all = allowed()
+        return all.count > 1 ? all.last : nil
+    }
 
     /// glibc's `sched_getaffinity` and `sched_setaffinity` (declared only under _GNU_SOURCE,
     /// which the Swift overlay does not see): looked up in the C library.
@@ -544,10 +553,8 @@ enum CPUPinning {
     static func descendants() -> [Int32] {
         var parent: [Int32: Int32] = [:]
         for e in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(e), let s = Proc.read("/proc/\(pid)/stat"), let close = s.lastIndex(of: ")") else { continue }
-            // After ")": state, then the parent's pid.
-            let fields = s[s.index(after: close)...].split(separator: " ")
-            if fields.count > 1, let pp = Int32(fields[1]) { parent[pid] = pp }
+            guard let pid = Int32(e), let fields = Proc.statFields(pid), fields.count > 1, let pp = Int32(fields[1]) else { continue }
+            parent[pid] = pp
         }
         var found: Set<Int32> = [getpid()]
         var grew = true
@@ -568,7 +575,7 @@ enum CPUPinning {
     /// thread's CPUs back afterwards.
     static func onOneCPU<T>(_ body: () -> T) -> T {
         let all = allowed()
-        guard all.count > 1, let cpu = all.last else { return body() }
+        guard let cpu = target() else { return body() }
         pinned.update { $0 = cpu }
         apply([cpu], to: 0)
         repin()

@@ -214,7 +214,7 @@ var results = Results(
                            burstDaemonsPerRound: true, floodRounds: floodRounds, costInterleaved: true,
                            churnCostRounds: churnCostRounds, churnCostSeconds: churnCostSeconds,
                            churnCostLive: churnCostLive, churnCostRate: churnCostRate,
-                           costCPU: costOnOneCPU ? CPUPinning.allowed().last : nil,
+                           costCPU: costOnOneCPU ? CPUPinning.target() : nil,
                            calmSpread: calmSpread, costAttempts: costAttempts),
     systems: [])
 
