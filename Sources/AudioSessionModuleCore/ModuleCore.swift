@@ -42,6 +42,22 @@ public final class ModuleCore {
     /// When the state was last written (ns, `clock`): publications wait until an interval
     /// has passed since. Nil before the first write.
     @exclusivity(unchecked) var lastWrite: UInt64?
+    /// New legacy (stream) sessions not written yet, with when they are written at the latest
+    /// (ns, `clock`): `youngHoldFactor` intervals after their first publication. A stream's
+    /// first moments change its state several times (made without a route, linked, playing),
+    /// and a short-lived one (a notification sound, a browser's probe) goes again soon: held,
+    /// its state is written once, settled, or never. Declared sessions are not held: their
+    /// programs wait for their state.
+    @exclusivity(unchecked) var youngKeys: [PublishedKey: UInt64] = [:]
+    /// The young keys in the order they came, with their due times (due times grow with it:
+    /// the clock is monotonic and the hold is the same for all). An entry whose key went, or
+    /// came again with another due time, is passed over.
+    @exclusivity(unchecked) var youngQueue: [(key: PublishedKey, due: UInt64)] = []
+    @exclusivity(unchecked) var youngQueueHead = 0
+    /// Legacy sessions' keys whose removal is held (written with the next held keys).
+    @exclusivity(unchecked) var heldRemovals: Set<PublishedKey> = []
+    /// New legacy sessions wait this many publishing intervals (100 ms at 20 ms).
+    static let youngHoldFactor: UInt64 = 5
     /// When the publishing timer is due (ns, `clock`), while it is armed.
     @exclusivity(unchecked) var publishTimerDue: UInt64?
     /// The last write left held publications for the loop's next turn (a burst over many sessions).
@@ -203,6 +219,8 @@ public final class ModuleCore {
             // After a crowd of clients, the tables of what was written give back their room.
             written.shrinkIfSparse()
             heldKeys.shrinkIfSparse()
+            youngKeys.shrinkIfSparse()
+            heldRemovals.shrinkIfSparse()
         }
         noteTime(since: started, "deciding \(event)")
     }
@@ -258,8 +276,13 @@ public final class ModuleCore {
         decideHeldChanges()
         heldKeys = []
         written = [:]
-        // The new object is empty: all of it is written now.
+        youngKeys = [:]
+        heldRemovals = []
+        youngQueue = []
+        youngQueueHead = 0
+        // The new object is empty: all of it is written now, new sessions too.
         writesThrough = true
+        notifying = true
         lastWrite = clock()
         runAll(policy.publishedState())
     }
@@ -270,17 +293,21 @@ public final class ModuleCore {
             publishTimerDue = nil
             let continuing = burstContinues
             burstContinues = false
-            guard !heldKeys.isEmpty else { return }  // written meanwhile, with an event
             let now = clock()
+            let matured = promoteYoungKeys(at: now)
+            defer { armYoungTimer(at: now) }
+            guard !heldKeys.isEmpty else { return }  // written meanwhile, with an event
             // Written meanwhile with an event, and held again since: stand by once more.
-            guard continuing || intervalPassed(at: now) else {
+            // New sessions whose wait ended have waited long enough: they are written now,
+            // with what else is held.
+            guard continuing || matured || intervalPassed(at: now) else {
                 armPublishTimer(at: now)
                 return
             }
             let started = Self.now()
             // The events that kept the state changing stopped: the next change waits one
-            // interval again.
-            if !continuing { holdNanoseconds = intervalNanoseconds }
+            // interval again (new sessions coming due do not count as changes).
+            if !continuing && !matured { holdNanoseconds = intervalNanoseconds }
             writeHeldBatch(at: now)
             noteTime(since: started, "writing the published state")
             return
@@ -310,8 +337,14 @@ public final class ModuleCore {
         // Read where they lie: an element read through the array's subscript is a copy, its
         // payload retained and released again.
         effects.withUnsafeBufferPointer { all in
+            // A decision with an event writes every state it leaves, new sessions' too.
+            if !notifying {
+                for e in all { if case .notify = e { notifying = true; break } }
+            }
             for i in all.indices {
                 if case .notify = all[i] {
+                    // New sessions held from before are written with what was held.
+                    if !youngKeys.isEmpty { promoteYoungKeys(at: .max) }
                     if !heldKeys.isEmpty {
                         var later = Set<PublishedKey>()
                         for j in (i + 1)..<all.count {
@@ -326,6 +359,7 @@ public final class ModuleCore {
             }
         }
         writesThrough = false
+        notifying = false
     }
 
     /// The metadata key an effect writes, if it publishes.
@@ -341,6 +375,10 @@ public final class ModuleCore {
     /// Whether the decision being run found the metadata quiet: its publications are
     /// written at once, all of them.
     @exclusivity(unchecked) var writesThrough = false
+    /// Whether the decision being run published an event (or the metadata is written anew):
+    /// every state it leaves is written at once, new sessions' too, so that a program
+    /// reading the event finds the state that goes with it.
+    @exclusivity(unchecked) var notifying = false
 
     /// The publishing interval in nanoseconds.
     var intervalNanoseconds: UInt64 { UInt64(publishInterval) &* 1_000_000 }
@@ -358,9 +396,29 @@ public final class ModuleCore {
     /// changing, `holdNanoseconds`) has passed since the last write, or at the latest by the
     /// publishing timer an interval after that. A busy graph's own events carry the writes,
     /// and the timer wakes the daemon only when they stop.
-    func publish(_ key: PublishedKey, _ publication: () -> Publication) {
+    ///
+    /// A new legacy session (`youngKeys`) waits longer, unless an event comes with it.
+    /// `removes`: the publication removes the key.
+    func publish(_ key: PublishedKey, removes: Bool = false, _ publication: () -> Publication) {
+        if publishInterval > 0, !notifying || !youngKeys.isEmpty, case .session(.stream) = key {
+            if removes {
+                // Never written: nothing to remove.
+                if youngKeys.removeValue(forKey: key) != nil {
+                    if youngKeys.isEmpty {
+                        youngQueue.removeAll(keepingCapacity: youngQueue.capacity <= 256)
+                        youngQueueHead = 0
+                    }
+                    return
+                }
+            } else if notifying {
+                youngKeys.removeValue(forKey: key)
+            } else if holdsYoung(key) {
+                return
+            }
+        }
         guard publishInterval > 0, !writesThrough else {
             if !heldKeys.isEmpty { heldKeys.remove(key) }
+            if !heldRemovals.isEmpty { heldRemovals.remove(key) }
             write(publication())
             return
         }
@@ -377,7 +435,75 @@ public final class ModuleCore {
             return
         }
         heldKeys.insert(key)
+        // A new stream given the same id soon (the daemon reuses ids) writes the removal
+        // first (`holdsYoung`), and is new.
+        if removes, case .session(.stream) = key { heldRemovals.insert(key) }
         armPublishTimer(at: now)
+    }
+
+    /// Whether `key` is a new legacy session's, never written, whose wait is not over: its
+    /// publication is held. The first publication starts the wait; a held removal of the
+    /// session that had the id before is written first.
+    func holdsYoung(_ key: PublishedKey) -> Bool {
+        guard case .session(.stream(let node)) = key else { return false }
+        if !heldRemovals.isEmpty, heldRemovals.remove(key) != nil, heldKeys.remove(key) != nil {
+            // The session that had this id went and its removal is held: this one is new.
+            write(.session(.stream(node), nil))
+        }
+        if let due = youngKeys[key] {
+            if clock() < due { return true }
+            // Due, and the timer has not run yet: it is written as any other key now.
+            youngKeys.removeValue(forKey: key)
+            return false
+        }
+        // Written before, or held with the others already: not new.
+        guard written[key] == nil, !heldKeys.contains(key) else { return false }
+        let now = clock()
+        let due = now &+ intervalNanoseconds &* Self.youngHoldFactor
+        youngKeys[key] = due
+        youngQueue.append((key, due))
+        armYoungTimer(at: now)
+        return true
+    }
+
+    /// Moves the new sessions whose wait is over to the held keys; whether any was.
+    @discardableResult
+    func promoteYoungKeys(at now: UInt64) -> Bool {
+        var promoted = false
+        while youngQueueHead < youngQueue.count, youngQueue[youngQueueHead].due <= now {
+            let entry = youngQueue[youngQueueHead]
+            youngQueueHead += 1
+            guard youngKeys[entry.key] == entry.due else { continue }
+            youngKeys.removeValue(forKey: entry.key)
+            heldKeys.insert(entry.key)
+            promoted = true
+        }
+        if youngQueueHead == youngQueue.count {
+            youngQueue.removeAll(keepingCapacity: youngQueue.capacity <= 256)
+            youngQueueHead = 0
+        } else if youngQueueHead > 64 && youngQueueHead * 2 > youngQueue.count {
+            youngQueue.removeFirst(youngQueueHead)
+            youngQueueHead = 0
+        }
+        return promoted
+    }
+
+    /// Makes sure the publishing timer fires when the first new session's wait ends.
+    func armYoungTimer(at now: UInt64) {
+        while youngQueueHead < youngQueue.count {
+            let entry = youngQueue[youngQueueHead]
+            if youngKeys[entry.key] == entry.due { break }
+            youngQueueHead += 1
+        }
+        guard youngQueueHead < youngQueue.count else {
+            youngQueue.removeAll(keepingCapacity: youngQueue.capacity <= 256)
+            youngQueueHead = 0
+            return
+        }
+        let due = youngQueue[youngQueueHead].due
+        if burstContinues { return }
+        if let armed = publishTimerDue, armed <= due { return }
+        startPublishTimer(due: due, now: now)
     }
 
     /// Makes sure the publishing timer fires one interval after held publications may be
@@ -389,6 +515,8 @@ public final class ModuleCore {
         if burstContinues { return }
         if let armed = publishTimerDue, armed >= due { return }
         startPublishTimer(due: due, now: now)
+        // The timer moved later: not past the first new session's due time.
+        armYoungTimer(at: now)
     }
 
     func startPublishTimer(due: UInt64, now: UInt64) {
@@ -403,6 +531,9 @@ public final class ModuleCore {
     /// enough since the last write. The graph's own events carried this write of a state
     /// they keep changing: the next changes wait twice as long.
     func writeHeldPublicationsIfDue() {
+        if youngQueueHead < youngQueue.count, youngQueue[youngQueueHead].due <= clock() {
+            promoteYoungKeys(at: clock())
+        }
         guard !heldKeys.isEmpty else { return }
         let now = clock()
         guard intervalPassed(at: now) else { return }
@@ -425,6 +556,7 @@ public final class ModuleCore {
         var keys = later.isEmpty ? Array(heldKeys) : heldKeys.filter { !later.contains($0) }
         if keys.count > 1 { keys.sort(by: Self.writeOrder) }
         for key in keys.prefix(limit) {
+            if !heldRemovals.isEmpty { heldRemovals.remove(key) }
             guard heldKeys.remove(key) != nil, let p = currentPublication(key) else { continue }
             write(p)
         }
@@ -487,14 +619,14 @@ public final class ModuleCore {
     /// How many property changes wait for `flush()`.
     public var pendingChangeCount: Int { pendingChanges.count }
 
-    /// How many metadata keys wait for the publishing timer.
-    public var pendingPublicationCount: Int { heldKeys.count }
+    /// How many metadata keys wait for the publishing timer (new legacy sessions included).
+    public var pendingPublicationCount: Int { heldKeys.count + youngKeys.count }
 
     /// How many per-object records the module core and the policy hold beyond the graph
     /// itself (held changes, monitor recorders, early route reads, MPRIS reports and
     /// players, switch requests): 0 once every object is gone.
     public var recordCount: Int {
-        pendingChanges.count + policy.recordCount + heldKeys.count + written.keys.count { $0 != .global }
+        pendingChanges.count + policy.recordCount + heldKeys.count + youngKeys.count + heldRemovals.count + written.keys.count { $0 != .global }
     }
 
     /// A client wrote its own properties on its own connection (`pw_core_update_properties`):
@@ -550,7 +682,7 @@ public final class ModuleCore {
             // The text without its NUL.
             log(.info, "\(session): \(String(decoding: value.dropLast(), as: UTF8.self))")
         case .publishSession(let session, let snapshot):
-            publish(.session(session)) { .session(session, snapshot) }
+            publish(.session(session), removes: snapshot == nil) { .session(session, snapshot) }
         case .sessionChanged(let session):
             publish(.session(session)) { .session(session, self.policy.settledSnapshot(session)) }
         case .publishGlobal(let global):

@@ -298,6 +298,129 @@ final class TestClock: @unchecked Sendable {
         #expect(core.pendingPublicationCount == 0)
     }
 
+    /// A new legacy stream's first moments (made without a route, linked, playing) are not
+    /// written one by one: its session is written once, settled, five intervals (100 ms)
+    /// after it came, and removed once when it goes.
+    @Test func aNewLegacyStreamIsWrittenOnceSettledFiveIntervalsAfterItCame() throws {
+        clock.advance(milliseconds: 25)
+        let start = clock.nanoseconds
+        let c = ClientID(300), n = NodeID(301)
+        core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
+        core.handle(.streamAdded(n, client: c, direction: .output, ["application.name": "chime"]))
+        // The timer is asked for when the wait ends.
+        #expect(sink.timerRequests.filter { $0.token == Self.token }.map(\.milliseconds) == [100])
+        sink.timerRequests.removeAll()
+        clock.advance(milliseconds: 10)
+        core.handle(.linkAdded(LinkID(302), output: n, input: NodeID(Recorded.headphonesID)))
+        clock.advance(milliseconds: 10)
+        core.handle(.streamRunning(n, true))
+        var calls = sink.take()
+        #expect(sessionWrites(calls, subject: n.raw).isEmpty, "\(calls)")
+        #expect(calls.events.isEmpty, "\(calls.events)")
+        // Other keys are written as before: the global state (one more session plays) at once.
+        #expect(calls.metadataWrites.contains { $0.key == "audio-session.global" }, "\(calls)")
+        #expect(core.pendingPublicationCount == 1)
+        // A timer that fires before the wait ends (another key's) does not write it.
+        clock.nanoseconds = start + 99_000_000
+        core.timerFired(Self.token)
+        #expect(sessionWrites(sink.take(), subject: n.raw).isEmpty)
+        // When the wait ends, it is written.
+        clock.nanoseconds = start + 100_000_000
+        core.timerFired(Self.token)
+        calls = sink.take()
+        let writes = sessionWrites(calls, subject: n.raw)
+        #expect(writes.count == 1, "\(calls)")
+        let value = try #require(writes.first?.value)
+        #expect(value.bool("playing") == true, "\(value)")
+        #expect(core.pendingPublicationCount == 0)
+        // Written once: it is an old session now, its changes go as every other key's.
+        clock.advance(milliseconds: 25)
+        core.handle(.streamRunning(n, false))
+        #expect(sessionWrites(sink.take(), subject: n.raw).map { $0.value?.bool("playing") } == [false])
+        clock.advance(milliseconds: 25)
+        core.handle(.streamRemoved(n))
+        let removal = sessionWrites(sink.take(), subject: n.raw)
+        #expect(removal.count == 1 && removal.first?.value == nil, "\(removal)")
+    }
+
+    /// A stream that plays and goes within its wait (a notification sound) is never
+    /// written, and nothing of it is kept.
+    @Test func aNewLegacyStreamThatGoesWithinItsWaitIsNeverWritten() {
+        clock.advance(milliseconds: 25)
+        let records = core.recordCount
+        let c = ClientID(300), n = NodeID(301)
+        core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
+        core.handle(.streamAdded(n, client: c, direction: .output, ["application.name": "chime"]))
+        clock.advance(milliseconds: 10)
+        core.handle(.linkAdded(LinkID(302), output: n, input: NodeID(Recorded.headphonesID)))
+        core.handle(.streamRunning(n, true))
+        clock.advance(milliseconds: 60)
+        core.handle(.streamRunning(n, false))
+        core.handle(.linkRemoved(LinkID(302)))
+        core.handle(.streamRemoved(n))
+        core.handle(.clientRemoved(c))
+        while runPublishTimer() {}
+        let calls = sink.take()
+        #expect(sessionWrites(calls, subject: n.raw).isEmpty, "\(calls)")
+        #expect(core.pendingPublicationCount == 0)
+        #expect(core.recordCount == records)
+    }
+
+    /// The daemon gives a removed node's id to the next one soon: a new stream with the id
+    /// of one whose removal is held is new all the same. The removal is written first, then
+    /// the new session once its wait ends.
+    @Test func aNewStreamWithTheIdOfOneThatWentIsNewAndTheRemovalIsWrittenFirst() throws {
+        let music = NodeID(Self.music)
+        // Written at once (quiet), then the music goes within the interval: its removal is held.
+        core.handle(.streamRunning(music, false))
+        #expect(sessionWrites(sink.take(), subject: Self.music).count == 1)
+        clock.advance(milliseconds: 5)
+        for l in Recorded.musicLinks { core.handle(.linkRemoved(LinkID(l))) }
+        core.handle(.streamRemoved(music))
+        #expect(sessionWrites(sink.take(), subject: Self.music).isEmpty)
+        #expect(core.pendingPublicationCount > 0)
+        // Another program's stream gets the same id.
+        clock.advance(milliseconds: 2)
+        let start = clock.nanoseconds
+        let c = ClientID(300)
+        core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
+        core.handle(.streamAdded(music, client: c, direction: .output, ["application.name": "chime"]))
+        core.handle(.linkAdded(LinkID(302), output: music, input: NodeID(Recorded.headphonesID)))
+        core.handle(.streamRunning(music, true))
+        let removal = sessionWrites(sink.take(), subject: Self.music)
+        #expect(removal.count == 1 && removal.first?.value == nil, "\(removal)")
+        // The new session waits as every new one does.
+        var writes: [MetadataWrite] = []
+        while writes.isEmpty, runPublishTimer() {
+            writes = sessionWrites(sink.take(), subject: Self.music)
+        }
+        #expect(clock.nanoseconds - start >= 100_000_000)
+        #expect(writes.count == 1)
+        let value = try #require(writes.first?.value)
+        #expect(value["application"] as? String == "chime", "\(value)")
+        #expect(core.pendingPublicationCount == 0)
+    }
+
+    /// A declared session is written at once: its program waits for its state.
+    @Test func aNewDeclaredSessionIsWrittenAtOnce() {
+        clock.advance(milliseconds: 25)
+        let c = ClientID(300)
+        core.handle(.clientAdded(c, ["audio.session.category": "ambient", "application.name": "declared"]))
+        #expect(sessionWrites(sink.take(), subject: c.raw).count == 1)
+    }
+
+    /// A new legacy stream that comes with an event (a call that interrupts the music) is
+    /// written with it, in the same turn: a program reading the event finds its state.
+    @Test func aNewLegacyStreamThatComesWithAnEventIsWrittenWithIt() throws {
+        clock.advance(milliseconds: 25)
+        for e in Recorded.phonePlays { core.handle(e) }
+        let calls = sink.take()
+        #expect(!calls.events.isEmpty, "\(calls)")
+        let phone = sessionWrites(calls, subject: Recorded.phoneStreamID)
+        #expect(try #require(phone.last?.value).bool("playing") == true, "\(calls)")
+        #expect(core.pendingPublicationCount == 0)
+    }
+
     @Test func nothingWaitsAroundAnEvent() throws {
         // The interval runs: the music's stop is held.
         core.handle(.streamRunning(NodeID(Self.music), false))
