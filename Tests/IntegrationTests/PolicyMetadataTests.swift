@@ -143,7 +143,12 @@ extension Integration {
             let music = try tone(in: sandbox, seconds: 900, name: "music.wav")
             let (player, node) = try sandbox.startPlayer(["pw-play", "--media-role", "Music", music], on: "headphones")
             defer { player.terminate(signal: SIGKILL, timeout: 2) }
-            let stateBefore = try sandbox.sessionState(subject: node)
+            // A new stream's session is published once it has settled (docs/metadata.md).
+            var stateBefore: [String: Any]?
+            try sandbox.waitUntil(timeout: 10, "the player's session to be published as playing") {
+                stateBefore = try sandbox.sessionState(subject: node)
+                return stateBefore?["playing"] as? Bool == true
+            }
             let (monitor, path) = try Self.subscribe(sandbox)
             defer { monitor.terminate() }
 
