@@ -404,10 +404,7 @@ public final class ModuleCore {
             if removes {
                 // Never written: nothing to remove.
                 if youngKeys.removeValue(forKey: key) != nil {
-                    if youngKeys.isEmpty {
-                        youngQueue.removeAll(keepingCapacity: youngQueue.capacity <= 256)
-                        youngQueueHead = 0
-                    }
+                    if youngKeys.isEmpty { emptyYoungQueue() }
                     return
                 }
             } else if notifying {
@@ -479,13 +476,18 @@ public final class ModuleCore {
             promoted = true
         }
         if youngQueueHead == youngQueue.count {
-            youngQueue.removeAll(keepingCapacity: youngQueue.capacity <= 256)
-            youngQueueHead = 0
+            emptyYoungQueue()
         } else if youngQueueHead > 64 && youngQueueHead * 2 > youngQueue.count {
             youngQueue.removeFirst(youngQueueHead)
             youngQueueHead = 0
         }
         return promoted
+    }
+
+    /// Forgets the queue's entries (all passed over or stale), keeping a small one's room.
+    func emptyYoungQueue() {
+        youngQueue.removeAll(keepingCapacity: youngQueue.capacity <= 256)
+        youngQueueHead = 0
     }
 
     /// Makes sure the publishing timer fires when the first new session's wait ends.
@@ -496,8 +498,7 @@ public final class ModuleCore {
             youngQueueHead += 1
         }
         guard youngQueueHead < youngQueue.count else {
-            youngQueue.removeAll(keepingCapacity: youngQueue.capacity <= 256)
-            youngQueueHead = 0
+            emptyYoungQueue()
             return
         }
         let due = youngQueue[youngQueueHead].due
@@ -531,11 +532,11 @@ public final class ModuleCore {
     /// enough since the last write. The graph's own events carried this write of a state
     /// they keep changing: the next changes wait twice as long.
     func writeHeldPublicationsIfDue() {
-        if youngQueueHead < youngQueue.count, youngQueue[youngQueueHead].due <= clock() {
-            promoteYoungKeys(at: clock())
+        let now = clock()
+        if youngQueueHead < youngQueue.count, youngQueue[youngQueueHead].due <= now {
+            promoteYoungKeys(at: now)
         }
         guard !heldKeys.isEmpty else { return }
-        let now = clock()
         guard intervalPassed(at: now) else { return }
         writeHeldBatch(at: now)
         holdNanoseconds = min(holdNanoseconds &* 2, intervalNanoseconds &* Self.longestIntervalFactor)
