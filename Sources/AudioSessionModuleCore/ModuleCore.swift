@@ -285,6 +285,7 @@ public final class ModuleCore {
         notifying = true
         lastWrite = clock()
         runAll(policy.publishedState())
+        settlePublishTimer(at: clock())
     }
 
     /// A timer the module runs out: the publishing timer, or one of the policy's.
@@ -295,15 +296,12 @@ public final class ModuleCore {
             burstContinues = false
             let now = clock()
             let matured = promoteYoungKeys(at: now)
-            defer { armYoungTimer(at: now) }
+            defer { settlePublishTimer(at: now) }
             guard !heldKeys.isEmpty else { return }  // written meanwhile, with an event
             // Written meanwhile with an event, and held again since: stand by once more.
             // New sessions whose wait ended have waited long enough: they are written now,
             // with what else is held.
-            guard continuing || matured || intervalPassed(at: now) else {
-                armPublishTimer(at: now)
-                return
-            }
+            guard continuing || matured || intervalPassed(at: now) else { return }
             let started = Self.now()
             // The events that kept the state changing stopped: the next change waits one
             // interval again (new sessions coming due do not count as changes).
@@ -435,7 +433,6 @@ public final class ModuleCore {
         // A new stream given the same id soon (the daemon reuses ids) writes the removal
         // first (`holdsYoung`), and is new.
         if removes, case .session(.stream) = key { heldRemovals.insert(key) }
-        armPublishTimer(at: now)
     }
 
     /// Whether `key` is a new legacy session's, never written, whose wait is not over: its
@@ -459,7 +456,6 @@ public final class ModuleCore {
         let due = now &+ intervalNanoseconds &* Self.youngHoldFactor
         youngKeys[key] = due
         youngQueue.append((key, due))
-        armYoungTimer(at: now)
         return true
     }
 
@@ -490,35 +486,46 @@ public final class ModuleCore {
         youngQueueHead = 0
     }
 
-    /// Makes sure the publishing timer fires when the first new session's wait ends.
-    func armYoungTimer(at now: UInt64) {
+    /// The due time of the first new session still waiting, if any (entries of keys that
+    /// went, or came again since, are passed over).
+    func firstYoungDue() -> UInt64? {
         while youngQueueHead < youngQueue.count {
             let entry = youngQueue[youngQueueHead]
-            if youngKeys[entry.key] == entry.due { break }
+            if youngKeys[entry.key] == entry.due { return entry.due }
             youngQueueHead += 1
         }
-        guard youngQueueHead < youngQueue.count else {
-            emptyYoungQueue()
-            return
-        }
-        let due = youngQueue[youngQueueHead].due
-        if burstContinues { return }
-        if let armed = publishTimerDue, armed <= due { return }
-        startPublishTimer(due: due, now: now)
+        if !youngQueue.isEmpty { emptyYoungQueue() }
+        return nil
     }
 
-    /// Makes sure the publishing timer fires one interval after held publications may be
-    /// written at the latest (two intervals after the last write, unless a burst lengthened
-    /// the wait); a timer armed for earlier is moved (the module moves a pending token).
-    func armPublishTimer(at now: UInt64) {
-        let due = (lastWrite ?? now) &+ holdNanoseconds &+ intervalNanoseconds
-        // The rest of a burst is written on the next turn anyway, with what is held by then.
-        if burstContinues { return }
-        if let armed = publishTimerDue, armed >= due { return }
-        startPublishTimer(due: due, now: now)
-        // The timer moved later: not past the first new session's due time.
-        armYoungTimer(at: now)
+    /// Arms, moves or parks the publishing timer for what waits now; run once at the end of
+    /// each decision, write and timer. The graph's next event writes held keys once they
+    /// may be written (`holdNanoseconds` after the last write), and new sessions once their
+    /// wait is over; the timer is the backstop, one interval after either, for when no event
+    /// comes. A busy graph's events leave it nothing to do: each time it fires it wakes the
+    /// daemon's loop. With nothing waiting it is parked far ahead, not left to fire for
+    /// nothing; a burst over many sessions keeps the timer it set for the loop's next turn.
+    func settlePublishTimer(at now: UInt64) {
+        guard publishInterval > 0, !burstContinues else { return }
+        var due: UInt64?
+        if !heldKeys.isEmpty { due = (lastWrite ?? now) &+ holdNanoseconds &+ intervalNanoseconds }
+        if let young = firstYoungDue() {
+            let backstop = young &+ intervalNanoseconds
+            due = min(due ?? backstop, backstop)
+        }
+        guard let due else {
+            if publishTimerDue != nil {
+                publishTimerDue = nil
+                effects.schedule_timer?(data, Self.publishTimerToken, Self.parkedMilliseconds)
+            }
+            return
+        }
+        if publishTimerDue != due { startPublishTimer(due: due, now: now) }
     }
+
+    /// A parked publishing timer's delay (49 days): it fires only if nothing moves it first,
+    /// and finds nothing to do then.
+    public static let parkedMilliseconds = UInt32.max
 
     func startPublishTimer(due: UInt64, now: UInt64) {
         publishTimerDue = due
@@ -533,13 +540,17 @@ public final class ModuleCore {
     /// they keep changing: the next changes wait twice as long.
     func writeHeldPublicationsIfDue() {
         let now = clock()
+        defer { settlePublishTimer(at: now) }
+        // New sessions whose wait is over are written now, with what else is held.
+        var matured = false
         if youngQueueHead < youngQueue.count, youngQueue[youngQueueHead].due <= now {
-            promoteYoungKeys(at: now)
+            matured = promoteYoungKeys(at: now)
         }
         guard !heldKeys.isEmpty else { return }
-        guard intervalPassed(at: now) else { return }
+        let passed = intervalPassed(at: now)
+        guard passed || matured else { return }
         writeHeldBatch(at: now)
-        holdNanoseconds = min(holdNanoseconds &* 2, intervalNanoseconds &* Self.longestIntervalFactor)
+        if passed { holdNanoseconds = min(holdNanoseconds &* 2, intervalNanoseconds &* Self.longestIntervalFactor) }
     }
 
     /// Writes one batch of the held publications; a burst over many sessions goes on with

@@ -46,15 +46,18 @@ final class TestClock: @unchecked Sendable {
     /// time); whether it had.
     @discardableResult
     func runPublishTimer() -> Bool {
-        guard let i = sink.timerRequests.firstIndex(where: { $0.token == Self.token }) else { return false }
+        guard let i = sink.timerRequests.firstIndex(where: { $0.token == Self.token && $0.milliseconds != ModuleCore.parkedMilliseconds })
+        else { return false }
         let request = sink.timerRequests.remove(at: i)
         clock.advance(milliseconds: UInt64(request.milliseconds))
         core.timerFired(Self.token)
         return true
     }
 
-    /// The publishing timer's request, if one is pending.
-    var pendingPublishTimer: UInt32? { sink.timerRequests.first { $0.token == Self.token }?.milliseconds }
+    /// The publishing timer's request, if one is pending (a parked timer is none).
+    var pendingPublishTimer: UInt32? {
+        sink.timerRequests.first { $0.token == Self.token && $0.milliseconds != ModuleCore.parkedMilliseconds }?.milliseconds
+    }
 
     /// The music stops (written at once: the metadata was quiet) and starts again 5 ms
     /// later, within the interval: its start is held.
@@ -300,15 +303,16 @@ final class TestClock: @unchecked Sendable {
 
     /// A new legacy stream's first moments (made without a route, linked, playing) are not
     /// written one by one: its session is written once, settled, five intervals (100 ms)
-    /// after it came, and removed once when it goes.
+    /// after it came (by the timer one interval later when no event comes), and removed
+    /// once when it goes.
     @Test func aNewLegacyStreamIsWrittenOnceSettledFiveIntervalsAfterItCame() throws {
         clock.advance(milliseconds: 25)
         let start = clock.nanoseconds
         let c = ClientID(300), n = NodeID(301)
         core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
         core.handle(.streamAdded(n, client: c, direction: .output, ["application.name": "chime"]))
-        // The timer is asked for when the wait ends.
-        #expect(sink.timerRequests.filter { $0.token == Self.token }.map(\.milliseconds) == [100])
+        // The timer is asked for one interval after the wait ends: an event then writes it first.
+        #expect(sink.timerRequests.filter { $0.token == Self.token }.map(\.milliseconds) == [120])
         sink.timerRequests.removeAll()
         clock.advance(milliseconds: 10)
         core.handle(.linkAdded(LinkID(302), output: n, input: NodeID(Recorded.headphonesID)))
@@ -324,8 +328,9 @@ final class TestClock: @unchecked Sendable {
         clock.nanoseconds = start + 99_000_000
         core.timerFired(Self.token)
         #expect(sessionWrites(sink.take(), subject: n.raw).isEmpty)
-        // When the wait ends, it is written.
-        clock.nanoseconds = start + 100_000_000
+        #expect(pendingPublishTimer == 21)
+        // No event came after the wait: the timer writes it.
+        clock.nanoseconds = start + 120_000_000
         core.timerFired(Self.token)
         calls = sink.take()
         let writes = sessionWrites(calls, subject: n.raw)
@@ -341,6 +346,36 @@ final class TestClock: @unchecked Sendable {
         core.handle(.streamRemoved(n))
         let removal = sessionWrites(sink.take(), subject: n.raw)
         #expect(removal.count == 1 && removal.first?.value == nil, "\(removal)")
+    }
+
+    /// The graph's first event after a new session's wait writes it: the timer, there for
+    /// when no event comes, is parked rather than left to wake the daemon for nothing.
+    @Test func aNewLegacyStreamIsWrittenByTheFirstEventAfterItsWaitAndTheTimerIsParked() throws {
+        clock.advance(milliseconds: 25)
+        let start = clock.nanoseconds
+        let c = ClientID(300), n = NodeID(301)
+        core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
+        core.handle(.streamAdded(n, client: c, direction: .output, ["application.name": "chime"]))
+        core.handle(.linkAdded(LinkID(302), output: n, input: NodeID(Recorded.headphonesID)))
+        core.handle(.streamRunning(n, true))
+        #expect(sessionWrites(sink.take(), subject: n.raw).isEmpty)
+        #expect(pendingPublishTimer != nil)
+        // Just before the wait ends, an event of the graph (the music linked once more) leaves
+        // it waiting.
+        clock.nanoseconds = start + 99_000_000
+        core.handle(.linkAdded(LinkID(900), output: NodeID(Self.music), input: NodeID(Recorded.headphonesID)))
+        #expect(sessionWrites(sink.take(), subject: n.raw).isEmpty)
+        // The first event after it writes it, settled.
+        clock.nanoseconds = start + 100_000_000
+        core.handle(.linkRemoved(LinkID(900)))
+        let calls = sink.take()
+        let writes = sessionWrites(calls, subject: n.raw)
+        #expect(writes.count == 1, "\(calls)")
+        #expect(try #require(writes.first?.value).bool("playing") == true)
+        #expect(core.pendingPublicationCount == 0)
+        // Nothing waits: the timer is parked, not left to fire.
+        #expect(pendingPublishTimer == nil)
+        #expect(sink.timerRequests.contains { $0.token == Self.token && $0.milliseconds == ModuleCore.parkedMilliseconds })
     }
 
     /// A stream that plays and goes within its wait (a notification sound) is never
