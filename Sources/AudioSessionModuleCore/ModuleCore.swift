@@ -262,8 +262,15 @@ public final class ModuleCore {
 
     func decideHeldChanges() {
         guard !pendingChanges.isEmpty else { return }
+        // The table keeps its room (a small one's): the next change allocates nothing. A
+        // change an effect holds while these are decided waits for the next flush.
+        if pendingChanges.count == 1, let only = pendingChanges.first {
+            pendingChanges.removeAll(keepingCapacity: true)
+            decide(only.value.event)
+            return
+        }
         let batch = pendingChanges.values.sorted { $0.order < $1.order }
-        pendingChanges = [:]
+        pendingChanges.removeAll(keepingCapacity: pendingChanges.capacity <= 64)
         for held in batch {
             decide(held.event)
         }
@@ -565,14 +572,27 @@ public final class ModuleCore {
     /// Writes the held publications that change what the metadata says, sessions in id order.
     func writeHeldPublications(limit: Int = .max, except later: Set<PublishedKey> = []) {
         guard !heldKeys.isEmpty else { return }
-        var keys = later.isEmpty ? Array(heldKeys) : heldKeys.filter { !later.contains($0) }
+        // The keys' array is used again for each write (taken out while it is in use).
+        var keys: [PublishedKey] = []
+        swap(&keys, &heldKeyOrder)
+        keys.removeAll(keepingCapacity: true)
+        if later.isEmpty {
+            keys.append(contentsOf: heldKeys)
+        } else {
+            for key in heldKeys where !later.contains(key) { keys.append(key) }
+        }
         if keys.count > 1 { keys.sort(by: Self.writeOrder) }
         for key in keys.prefix(limit) {
             if !heldRemovals.isEmpty { heldRemovals.remove(key) }
             guard heldKeys.remove(key) != nil, let p = currentPublication(key) else { continue }
             write(p)
         }
+        keys.removeAll(keepingCapacity: keys.capacity <= Self.publishBatch)
+        heldKeyOrder = keys
     }
+
+    /// The held keys in the order they are written (`writeHeldPublications`), kept between writes.
+    @exclusivity(unchecked) var heldKeyOrder: [PublishedKey] = []
 
     /// What the policy publishes for `key` now.
     func currentPublication(_ key: PublishedKey) -> Publication? {
