@@ -68,6 +68,12 @@ final class TestClock: @unchecked Sendable {
         core.handle(.streamRunning(NodeID(Self.music), true))
     }
 
+    /// A program that declares nothing connects and makes its stream: a new legacy session.
+    func chimeComes(_ c: ClientID, _ n: NodeID) {
+        core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
+        core.handle(.streamAdded(n, client: c, direction: .output, ["application.name": "chime"]))
+    }
+
     func sessionWrites(_ calls: [EffectCall], subject: UInt32) -> [MetadataWrite] {
         calls.metadataWrites.filter { $0.key == "audio-session.session" && $0.subject == subject }
     }
@@ -309,8 +315,7 @@ final class TestClock: @unchecked Sendable {
         clock.advance(milliseconds: 25)
         let start = clock.nanoseconds
         let c = ClientID(300), n = NodeID(301)
-        core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
-        core.handle(.streamAdded(n, client: c, direction: .output, ["application.name": "chime"]))
+        chimeComes(c, n)
         // The timer is asked for one interval after the wait ends: an event then writes it first.
         #expect(sink.timerRequests.filter { $0.token == Self.token }.map(\.milliseconds) == [120])
         sink.timerRequests.removeAll()
@@ -354,8 +359,7 @@ final class TestClock: @unchecked Sendable {
         clock.advance(milliseconds: 25)
         let start = clock.nanoseconds
         let c = ClientID(300), n = NodeID(301)
-        core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
-        core.handle(.streamAdded(n, client: c, direction: .output, ["application.name": "chime"]))
+        chimeComes(c, n)
         core.handle(.linkAdded(LinkID(302), output: n, input: NodeID(Recorded.headphonesID)))
         core.handle(.streamRunning(n, true))
         #expect(sessionWrites(sink.take(), subject: n.raw).isEmpty)
@@ -384,8 +388,7 @@ final class TestClock: @unchecked Sendable {
         clock.advance(milliseconds: 25)
         let records = core.recordCount
         let c = ClientID(300), n = NodeID(301)
-        core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
-        core.handle(.streamAdded(n, client: c, direction: .output, ["application.name": "chime"]))
+        chimeComes(c, n)
         clock.advance(milliseconds: 10)
         core.handle(.linkAdded(LinkID(302), output: n, input: NodeID(Recorded.headphonesID)))
         core.handle(.streamRunning(n, true))
@@ -418,8 +421,7 @@ final class TestClock: @unchecked Sendable {
         clock.advance(milliseconds: 2)
         let start = clock.nanoseconds
         let c = ClientID(300)
-        core.handle(.clientAdded(c, ["application.name": "chime", "pipewire.sec.pid": "4242"]))
-        core.handle(.streamAdded(music, client: c, direction: .output, ["application.name": "chime"]))
+        chimeComes(c, music)
         core.handle(.linkAdded(LinkID(302), output: music, input: NodeID(Recorded.headphonesID)))
         core.handle(.streamRunning(music, true))
         let removal = sessionWrites(sink.take(), subject: Self.music)
