@@ -240,12 +240,12 @@ public func as_core_endpoint_mute_changed(_ p: OpaquePointer?, _ id: UInt32, _ m
 
 @_cdecl("as_core_link_added")
 public func as_core_link_added(_ p: OpaquePointer?, _ id: UInt32, _ output: UInt32, _ input: UInt32) {
-    core(p)?.handle(.linkAdded(LinkID(id), output: NodeID(output), input: NodeID(input)))
+    core(p)?.portLinkAdded(LinkID(id), output: NodeID(output), input: NodeID(input))
 }
 
 @_cdecl("as_core_link_removed")
 public func as_core_link_removed(_ p: OpaquePointer?, _ id: UInt32) {
-    core(p)?.handle(.linkRemoved(LinkID(id)))
+    core(p)?.portLinkRemoved(LinkID(id))
 }
 
 @_cdecl("as_core_session_count")

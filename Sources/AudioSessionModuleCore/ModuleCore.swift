@@ -10,8 +10,9 @@ import Glibc
 /// module's facts already typed by the translation (`Exports.swift`), steps the policy with
 /// them, and hands the policy's effects to the module's callback table. It decides nothing
 /// and keeps nothing the policy could keep: its only state is the property changes held
-/// for one loop turn (debouncing), the metadata's event counter and the publications held
-/// for the publishing interval. One instance per loaded module, used on the PipeWire main
+/// for one loop turn (debouncing), the graph's port links by the nodes they join (the
+/// policy hears of node pairs, `NodeLinks`), the metadata's event counter and the
+/// publications held for the publishing interval. One instance per loaded module, used on the PipeWire main
 /// loop only.
 ///
 /// Its stored state carries `@exclusivity(unchecked)`: it is used from one thread, and an
@@ -54,6 +55,8 @@ public final class ModuleCore {
     /// came again with another due time, is passed over.
     @exclusivity(unchecked) var youngQueue: [(key: PublishedKey, due: UInt64)] = []
     @exclusivity(unchecked) var youngQueueHead = 0
+    /// The graph's port links by the nodes they join (`NodeLinks`): what the policy hears of links.
+    @exclusivity(unchecked) var nodeLinks = NodeLinks()
     /// Legacy sessions' keys whose removal is held (written with the next held keys).
     @exclusivity(unchecked) var heldRemovals: Set<PublishedKey> = []
     /// New legacy sessions wait this many publishing intervals (100 ms at 20 ms).
