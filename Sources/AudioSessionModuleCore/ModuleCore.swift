@@ -135,14 +135,19 @@ public final class ModuleCore {
 
     enum PendingObject: Hashable {
         case client(ClientID), stream(NodeID), endpoint(NodeID)
+        /// A stream that stopped running: held like a property change, so that when the
+        /// daemon destroys the node next (it stops a running node as it destroys it), the
+        /// stop and the removal are decided together, in one step.
+        case stopped(NodeID)
     }
 
-    /// The object whose property change `event` is; nil for every other event.
+    /// The object whose property change (or stop) `event` is; nil for every other event.
     static func coalescing(_ event: Event) -> PendingObject? {
         switch event {
         case .clientChanged(let c, _): return .client(c)
         case .streamChanged(let n, _): return .stream(n)
         case .endpointChanged(let n, _): return .endpoint(n)
+        case .streamRunning(let n, false): return .stopped(n)
         default: return nil
         }
     }
@@ -215,8 +220,15 @@ public final class ModuleCore {
         if pendingChanges.isEmpty && policy.asksNothingInPlace(event) { return }
         // The held changes decided first count towards this event's time in the loop.
         let started = Self.now()
-        decideHeldChanges()
-        decide(event)
+        if case .streamRemoved(let n) = event, stopIsLastHeld(n) {
+            // What was held before the stop, in its order; then the stop and the removal together.
+            pendingChanges[.stopped(n)] = nil
+            decideHeldChanges()
+            decideStopAndRemoval(of: n)
+        } else {
+            decideHeldChanges()
+            decide(event)
+        }
         writeHeldPublicationsIfDue()
         if case .clientRemoved = event {
             // After a crowd of clients, the tables of what was written give back their room.
@@ -251,6 +263,22 @@ public final class ModuleCore {
         if took > Self.slowDecisionNanoseconds {
             log(.warn, "\(what().prefix(120)) held the daemon's loop for \(took / 1_000_000) ms")
         }
+    }
+
+    /// Whether `n`'s stop is held and nothing was held after it: the stop is then the last
+    /// thing that happened before its node's removal.
+    func stopIsLastHeld(_ n: NodeID) -> Bool {
+        pendingChanges[.stopped(n)]?.order == pendingOrder
+    }
+
+    /// Decides a stream's stop and its removal in one step (`SessionPolicy.handleStopAndRemoval`).
+    func decideStopAndRemoval(of n: NodeID) {
+        var effects: [Effect] = []
+        swap(&effects, &effectBuffer)
+        policy.handleStopAndRemoval(of: n, into: &effects)
+        runAll(effects)
+        effects.removeAll(keepingCapacity: effects.capacity <= 256)
+        effectBuffer = effects
     }
 
     /// Decides the held property changes, in the order of their last change, and writes

@@ -72,16 +72,53 @@ public struct SessionPolicy: Sendable {
         if decide(event) { step.endEvent(into: &effects) }
     }
 
+    /// Decides a stream's stop and its removal in one step, as the daemon reports them when
+    /// it destroys a running node (it stops the node first): the stop's rules, then the
+    /// removal's, and the state they leave settled once. `effects` is emptied and then holds
+    /// what deciding `.streamRunning(n, false)` and then `.streamRemoved(n)` would have,
+    /// except what the state between the two would have set and the removal undone (a
+    /// publication, a gain).
+    public mutating func handleStopAndRemoval(of n: NodeID, into effects: inout [Effect]) {
+        effects.removeAll(keepingCapacity: true)
+        if decide(.streamRunning(n, false), then: .streamRemoved(n)) { step.endEvent(into: &effects) }
+    }
+
     /// Decides one event into the step's effects; false when it is answered with nothing.
     mutating func decide(_ event: Event) -> Bool {
         // Most events of a busy graph change nothing the rules read: answered here, without
         // a step (a program starting its own stream reports its activation before it runs).
         if asksNothing(event) { return false }
+        return decide(event, then: nil)
+    }
+
+    /// Decides `event`, and `next` after it in the same step, settling the state once.
+    mutating func decide(_ event: Event, then next: Event?) -> Bool {
+        step.privateOutputBefore = !step.index.privateOutputs.isEmpty
+        var finishes = apply(event)
+        if let next { finishes = apply(next) && finishes }
+        if finishes {
+            // R43: a call the graph made in this event may pause another program's capture;
+            // that program's outputs are then reviewed, and its own call may end. Each round
+            // settles what the last one changed; the bound keeps it finite whatever happens.
+            var rounds = 0
+            repeat {
+                step.reviewListening()
+                step.applyProgramChanges()
+                rounds += 1
+            } while rounds < 4 && step.state.hasProgramWork
+            step.state.dropProgramWork()
+            step.finish()
+        }
+        return true
+    }
+
+    /// Applies one event's rules to the step; false when nothing is to be settled after
+    /// it (the module is unloading).
+    mutating func apply(_ event: Event) -> Bool {
         // The event goes to its rule (`PolicyStep+*.swift`); what reaches the rules is
         // admitted here: a declaration within its limits (DeclarationLimits), a client's
         // identity as it connected, nothing of a monitor recorder.
         var finishes = true
-        step.privateOutputBefore = !step.index.privateOutputs.isEmpty
         switch event {
         case .clientAdded(let c, let facts):
             var f = facts
@@ -142,20 +179,7 @@ public struct SessionPolicy: Sendable {
         case .timerFired(let token):
             if !step.profileSwitchWindowEnded(token) { step.heldEndExpired(token) }
         }
-        if finishes {
-            // R43: a call the graph made in this event may pause another program's capture;
-            // that program's outputs are then reviewed, and its own call may end. Each round
-            // settles what the last one changed; the bound keeps it finite whatever happens.
-            var rounds = 0
-            repeat {
-                step.reviewListening()
-                step.applyProgramChanges()
-                rounds += 1
-            } while rounds < 4 && step.state.hasProgramWork
-            step.state.dropProgramWork()
-            step.finish()
-        }
-        return true
+        return finishes
     }
 
     /// Whether deciding `event` now would change nothing and emit nothing: an owner's

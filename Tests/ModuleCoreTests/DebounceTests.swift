@@ -142,4 +142,53 @@ import Testing
         props.with { as_core_client_changed(c, 7, $0) }
         #expect(box.requests == 2)
     }
+
+    /// The music's legacy session as written to the metadata since the last `take()`
+    /// (nil: removed).
+    func musicSessionWrites(_ calls: [EffectCall]) -> [[String: Any]?] {
+        calls.metadataWrites.filter { $0.subject == Self.stream && $0.key == "audio-session.session" }.map(\.value)
+    }
+
+    /// A stream's stop waits for the loop's next turn like a property change: the daemon
+    /// stops a running node as it destroys it, and the removal may follow at once.
+    @Test func aStreamsStopIsDecidedOnTheLoopsNextTurn() throws {
+        let requests = sink.flushRequests
+        core.handle(.streamRunning(NodeID(Self.stream), false))
+        #expect(sink.recording.calls.isEmpty, "decided before the flush: \(sink.recording.calls)")
+        #expect(core.pendingChangeCount == 1)
+        #expect(sink.flushRequests == requests + 1)
+        core.flush()
+        let writes = musicSessionWrites(sink.recording.take())
+        #expect(writes.count == 1)
+        #expect(writes.first??["playing"] as? Bool == false)
+        #expect(core.pendingChangeCount == 0)
+    }
+
+    /// Stopped and destroyed in one call of the daemon: one decision, and the metadata hears
+    /// only that the session went (not the stopped state in between).
+    @Test func aStopAndTheNodesRemovalAreDecidedInOneStep() throws {
+        core.handle(.streamRunning(NodeID(Self.stream), false))
+        core.handle(.streamRemoved(NodeID(Self.stream)))
+        let writes = musicSessionWrites(sink.recording.take())
+        #expect(writes.count == 1)
+        #expect(writes.first.map { $0 == nil } == true, "\(writes)")
+        #expect(core.pendingChangeCount == 0)
+        #expect(core.policy.sessions[.stream(NodeID(Self.stream))] == nil)
+    }
+
+    /// Anything that happens between the stop and the removal is decided in order: the stop
+    /// first, then the other event, then the removal.
+    @Test func anEventBetweenTheStopAndTheRemovalIsDecidedAfterTheStop() throws {
+        core.handle(.streamRunning(NodeID(Self.stream), false))
+        core.handle(.streamRunning(NodeID(Self.stream), true))
+        var writes = musicSessionWrites(sink.recording.take())
+        #expect(writes.compactMap { $0?["playing"] as? Bool } == [false, true])
+        core.handle(.streamRunning(NodeID(Self.stream), false))
+        core.handle(declaring("playback"))
+        core.handle(.streamRemoved(NodeID(Self.stream)))
+        writes = musicSessionWrites(sink.recording.take())
+        #expect(writes.first??["playing"] as? Bool == false)
+        #expect(writes.last.map { $0 == nil } == true, "\(writes)")
+        #expect(core.pendingChangeCount == 0)
+    }
 }

@@ -1,0 +1,62 @@
+import PropertyBased
+import PipeWireFacts
+@testable import SessionPolicy
+import Testing
+
+/// The daemon stops a running node as it destroys it: the module hands the policy the
+/// stop and the removal together (`handleStopAndRemoval(of:)`), decided in one step.
+@Suite struct StopAndRemovalTests {
+    /// What programs and the graph hear of a decision: notifications, pauses, resumes,
+    /// fades and listening, in order (publications and gains are the state it leaves, and
+    /// the state between two facts decided together is not published).
+    static func heard(_ effects: [Effect]) -> [Effect] {
+        effects.filter {
+            switch $0 {
+            case .notify, .pause, .resume, .fade, .listen: return true
+            default: return false
+            }
+        }
+    }
+
+    @Test("A stop and a removal decided together leave the policy as decided one after the other")
+    func aStopAndARemovalDecidedTogetherLeaveThePolicyAsDecidedOneAfterTheOther() async {
+        await propertyCheck(count: 400, input: RandomGraph.sequences) { codes in
+            var apart = SessionPolicy(), together = SessionPolicy()
+            /// Removes `n` from both: stopped and removed one after the other, and together.
+            func compareRemoval(_ n: NodeID) -> Bool {
+                var heardApart: [Effect] = []
+                for step in [Event.streamRunning(n, false), .streamRemoved(n)] {
+                    let fx = apart.handle(step)
+                    heardApart += Self.heard(fx)
+                    for echo in moduleEchoes(of: fx) { heardApart += Self.heard(apart.handle(echo)) }
+                }
+                var fx: [Effect] = []
+                together.handleStopAndRemoval(of: n, into: &fx)
+                var heardTogether = Self.heard(fx)
+                for echo in moduleEchoes(of: fx) { heardTogether += Self.heard(together.handle(echo)) }
+                print("HIT", heardApart.count, heardApart == heardTogether)
+                #expect(heardTogether == heardApart, "\(n)")
+                #expect(together.snapshot() == apart.snapshot(), "\(n)")
+                return together.snapshot() == apart.snapshot() && heardTogether == heardApart
+            }
+            for code in codes {
+                let event = RandomGraph.event(code)
+                if case .streamRemoved(let n) = event, apart.snapshot().streams[n]?.running == true {
+                    guard compareRemoval(n) else { return }
+                    continue
+                }
+                // Every stream made starts: most removals then find one running.
+                var events = [event]
+                if case .streamAdded(let n, _, _, _) = event { events.append(.streamRunning(n, true)) }
+                for e in events {
+                    for echo in moduleEchoes(of: apart.handle(e)) { _ = apart.handle(echo) }
+                    for echo in moduleEchoes(of: together.handle(e)) { _ = together.handle(echo) }
+                }
+            }
+            // Then every stream that runs goes, one by one, from whatever state the sequence left.
+            while let n = apart.snapshot().streams.filter({ $0.value.running }).keys.min() {
+                guard compareRemoval(n) else { return }
+            }
+        }
+    }
+}
