@@ -183,19 +183,27 @@ public struct SessionPolicy: Sendable {
     }
 
     /// Whether deciding `event` now would change nothing and emit nothing: an owner's
-    /// activation of a stream the policy does not hold (most of a busy graph's). The module
-    /// skips such an event when nothing else waits to be decided before it.
+    /// activation of a stream the policy does not hold (most of a busy graph's), and the
+    /// removal of a link the policy does not know (a removed stream's links leave the
+    /// policy with it, before the daemon removes them: one for every stream that goes).
+    /// The module skips such an event when nothing else waits to be decided before it.
     public func asksNothing(_ event: Event) -> Bool {
-        if case .streamActivatedByOwner(let n) = event { return !PolicyStep.activationIsRequest(n, model) }
-        return false
+        switch event {
+        case .streamActivatedByOwner(let n): return !PolicyStep.activationIsRequest(n, model)
+        case .linkRemoved(let l): return model.links[l] == nil
+        default: return false
+        }
     }
 
     /// `asksNothing(_:)` for a caller that keeps the policy in a class's stored property:
     /// asked through a mutating call, the policy is read where it lies; a non-mutating call
     /// on such a property copies the whole policy first (it changes nothing).
     public mutating func asksNothingInPlace(_ event: Event) -> Bool {
-        if case .streamActivatedByOwner(let n) = event { return !state.activationIsRequestInPlace(n) }
-        return false
+        switch event {
+        case .streamActivatedByOwner(let n): return !state.activationIsRequestInPlace(n)
+        case .linkRemoved(let l): return state.model.links.index(forKey: l) == nil
+        default: return false
+        }
     }
 
     /// A step over the current state that only reads (its copies share storage).

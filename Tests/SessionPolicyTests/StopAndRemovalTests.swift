@@ -34,7 +34,6 @@ import Testing
                 together.handleStopAndRemoval(of: n, into: &fx)
                 var heardTogether = Self.heard(fx)
                 for echo in moduleEchoes(of: fx) { heardTogether += Self.heard(together.handle(echo)) }
-                print("HIT", heardApart.count, heardApart == heardTogether)
                 #expect(heardTogether == heardApart, "\(n)")
                 #expect(together.snapshot() == apart.snapshot(), "\(n)")
                 return together.snapshot() == apart.snapshot() && heardTogether == heardApart
