@@ -898,9 +898,10 @@ def md_daemon(res):
         w("Daemon CPU per event, module against stock: " + "; ".join(
             f"{label} {ratio:.3f}× (medians {a:.1f} against {b:.1f} ms per 1,000{spread(label)})"
             for label, a, b, ratio in ratios)
-          + ". Where the rounds (for pause/resume, the bursts) alternated, the ratio is the median of the pairs' own "
-          "ratios, each module round against the stock round that ran next to it: the load of the machine drifts "
-          "between rounds by more than the module adds, and within a pair that drift cancels; the medians of the two "
+          + ". Where the rounds (for pause/resume, the bursts) alternated, or ran side by side (the churn's, when "
+          "the report says so below), the ratio is the median of the pairs' own ratios, each module round against "
+          "the stock round that ran next to it or at the same time: the load of the machine drifts between rounds by "
+          "more than the module adds, and within a pair that drift cancels; the medians of the two "
           "systems' rounds are given for reference, and the middle half of the pairs' ratios (first to third "
           "quartile) says how far one pair strays from the median.")
         wa, wb = c.get("roundsWakeupsPerThousand"), cb.get("roundsWakeupsPerThousand")
@@ -1033,7 +1034,12 @@ def md_churn(res, rel):
     if costs and p.get("churnCostLive"):
         w(f"**CPU per 1,000 stream events** (the figure compared with stock in section 1) comes from separate rounds, "
           f"not from the churn above: {p.get('churnCostRounds', '?')} rounds per system, each on a daemon started for "
-          f"it, module and stock rounds alternating. A round keeps {p['churnCostLive']} streams (silence, legacy, no "
+          + ("it, a module round and a stock round side by side: both systems churn at the same time, so the "
+             "machine's load, which drifts over seconds by more than the module adds (the same system's rounds a "
+             "few minutes apart differed by up to 16%), is the same for both figures of a pair, and the ratio is the "
+             "median of the pairs' own ratios. "
+             if p.get("churnCostSideBySide") else "it, module and stock rounds alternating. ")
+          + f"A round keeps {p['churnCostLive']} streams (silence, legacy, no "
           f"role) and for {p.get('churnCostSeconds', 0):.0f} s replaces the oldest, at most "
           f"{p.get('churnCostRate', 0):.0f} times a second, each new stream made once the last one plays (linked by "
           "the session manager and running); the first streams play before the round starts, and all of them are "
@@ -1044,7 +1050,12 @@ def md_churn(res, rel):
           "the session manager got. Every live stream plays all round, so a system that made fewer streams in a "
           "round's time would also be charged more of the mixing per event: the rate is one that the session "
           "managers keep up with, and the streams that played in each system say whether they did. "
-          + (f"Like the other CPU sections, the rounds ran every process on one CPU (CPU {p['costCPU']}). "
+          + (f"Each system ran every process of its round (daemon, session manager, PulseAudio server, client) on a "
+             f"CPU of its own, CPU {p['churnCostCPUs'][0]} or CPU {p['churnCostCPUs'][1]} (where the bench itself and "
+             "the other sections' idle sandboxes are), the module's on the first in odd rounds and on the second in "
+             "even ones, so that neither keeps the busier CPU; within a system every wake-up stays on its CPU. "
+             if p.get("churnCostSideBySide") and p.get("churnCostCPUs") else
+             f"Like the other CPU sections, the rounds ran every process on one CPU (CPU {p['costCPU']}). "
              if p.get("costCPU") is not None else "")
           + "Each round's figure, ms per 1,000 stream events, with the streams made during the churns that played "
           "(within 5 s) and how busy the session manager was: " + "; ".join(costs) + ".")

@@ -82,6 +82,9 @@ struct CPUResult: Codable, RepeatedCostSection {
     var roundsPlayed: [Int]?
     var roundsUnplayed: [Int]?
     var roundsSessionManagerMs: [Double]?
+    /// A side-by-side round (`DaemonCost.churnCPUPair`) not counted because the other
+    /// system's failed.
+    var partnerFailed: Bool?
 }
 
 /// One client rewriting its own properties as fast as the daemon takes them
@@ -451,14 +454,22 @@ enum DaemonCost {
         return r
     }
 
-    /// The daemon's CPU per 1,000 stream events of one churn on a daemon started for it
-    /// (`options`), stopped afterwards. Most of a stream's creation and destruction is
-    /// PipeWire's own, and how much depends on the daemon: the pages its allocator hands
-    /// back after each node's destruction are faulted in again by the next one, and how
-    /// many varies from one daemon to the next by far more than the module adds (20 s of
-    /// churn on PipeWire 1.6: 2.2 to 3.3 s of CPU on fresh stock daemons, 2.4 to 3.5 s with
-    /// the module; four rounds on one daemon differed by 4 to 14%). So each round has a
-    /// daemon of its own, and a system's figure is the median of the rounds.
+    /// The daemon's CPU per 1,000 stream events of one churn of each system (`options`: the
+    /// module's, then stock's), each on a daemon started for it and stopped afterwards. Most
+    /// of a stream's creation and destruction is PipeWire's own, and how much depends on the
+    /// daemon: the pages its allocator hands back after each node's destruction are faulted
+    /// in again by the next one, and how many varies from one daemon to the next by far more
+    /// than the module adds (20 s of churn on PipeWire 1.6: 2.2 to 3.3 s of CPU on fresh
+    /// stock daemons, 2.4 to 3.5 s with the module). So each round has daemons of its own,
+    /// and a system's figure is the median of the rounds.
+    ///
+    /// The two systems churn at the same time, each, when `cpus` names one per system, with
+    /// every process of its sandbox on that CPU alone. Rounds one after the other put them
+    /// under different moments of the machine: its load drifts over seconds, and the same
+    /// daemon's CPU per event went from 1,044 to 1,212 ms per 1,000 between rounds a few
+    /// minutes apart, by more than the module adds. Side by side, both churn under the same
+    /// moment; the caller swaps their CPUs from round to round, so that neither keeps the
+    /// CPU the bench itself runs on.
     ///
     /// The streams are paced by playing (`helper churn --paced-by-playing`): each one plays
     /// before the next is made, so that every stream event of the round is a whole one (made,
@@ -467,41 +478,106 @@ enum DaemonCost {
     /// 0.4.13 spent a whole CPU on 200 streams replaced 50 times a second, and the links the
     /// daemon made in 15 s of it went from 193 to 748 from one daemon to the next, for the same
     /// 750 streams. The daemon's CPU per event then measured how far the session manager got.
-    static func churnCPURound(options: SandboxOptions, seconds: Double, rate: Double, live: Int, round: Int) -> CPUResult {
-        var r = CPUResult(ok: false, events: 0)
+    static func churnCPUPair(options: [SandboxOptions], cpus: [Int]?, seconds: Double, rate: Double, live: Int,
+                             round: Int) -> [CPUResult] {
+        var results = options.map { _ in CPUResult(ok: false, events: 0) }
+        var sandboxes: [Sandbox] = []
+        var helpers: [ChildProcess] = []
+        defer {
+            for h in helpers { h.terminate(signal: SIGKILL, timeout: 3) }
+            for s in sandboxes { stopRoundSandbox(s) }
+        }
+        // The system whose step failed (nil: both, or neither alone).
+        var culprit: Int?
         do {
-            let sandbox = try startRoundSandbox(options)
-            defer { stopRoundSandbox(sandbox) }
-            guard let pid = sandbox.pipewirePID else { throw BenchFailure("no pipewire pid") }
-            try waitSuspended(sandbox)
-            let startFile = sandbox.directory + "/tmp/churn-cost-go-\(round)"
-            let h = try sandbox.spawn([selfPath(), "helper", "churn", String(seconds), String(rate), String(live), startFile,
-                                       "--paced-by-playing"])
-            defer { h.terminate(signal: SIGKILL, timeout: 3) }
-            let cost: PhaseCost
-            do {
-                // The first streams play before READY: up to 30 s for a slow session manager.
-                cost = try measurePhase(sandbox, h, daemon: pid, startFile: startFile, what: "the churn", readyTimeout: 90,
-                                        doneTimeout: seconds + 60, sessionManager: sandbox.sessionManagerPID)
-            } catch {
-                // A helper that died: its output from the crash on, for whoever finds the cause.
-                if !h.isRunning { r.helperCrashReport = crashReport(helperOutput(h)) }
-                throw error
+            for (k, o) in options.enumerated() {
+                culprit = k
+                sandboxes.append(try startRoundSandbox(o))
             }
-            let res = helperResult(h) ?? [:]
-            // The streams made before the start are not counted: created counts them.
-            let events = (res["created"] as? Int ?? 0) - live + (res["destroyed"] as? Int ?? 0)
-            guard events > 0 else { throw BenchFailure("the churn helper reported no stream events") }
-            r.events = events
-            r.seconds = res["seconds"] as? Double
-            r.cpuMs = cost.cpuMs
-            r.cpuMsPerThousand = cost.cpuMs * 1000 / Double(events)
-            r.roundsPlayed = (res["played"] as? Int).map { [$0] }
-            r.roundsUnplayed = (res["unplayed"] as? Int).map { [$0] }
-            r.roundsSessionManagerMs = cost.sessionManagerCpuMs.map { [$0] }
-            r.ok = true
-        } catch { r.error = describe(error) }
-        return r
+            var pids: [Int32] = []
+            for (k, s) in sandboxes.enumerated() {
+                culprit = k
+                guard let pid = s.pipewirePID else { throw BenchFailure("no pipewire pid") }
+                pids.append(pid)
+            }
+            var startFiles: [String] = []
+            for (k, s) in sandboxes.enumerated() {
+                culprit = k
+                try waitSuspended(s)
+                let startFile = s.directory + "/tmp/churn-cost-go-\(round)-\(k)"
+                startFiles.append(startFile)
+                helpers.append(try s.spawn([selfPath(), "helper", "churn", String(seconds), String(rate), String(live), startFile,
+                                            "--paced-by-playing"]))
+            }
+            // The first streams play before READY: up to 30 s for a slow session manager.
+            for (k, s) in sandboxes.enumerated() {
+                culprit = k
+                try waitForHelperLine(s, helpers[k], "READY", timeout: 90, "the churn to be set up")
+            }
+            if let cpus, cpus.count == sandboxes.count {
+                for (k, s) in sandboxes.enumerated() { CPUPinning.pin(s.daemonPIDs + [helpers[k].pid], to: cpus[k]) }
+            }
+            let managers = sandboxes.map(\.sessionManagerPID)
+            var c0: [Double] = [], m0: [Double?] = []
+            for k in sandboxes.indices {
+                culprit = k
+                guard let c = Proc.cpuNanoseconds(pids[k]) else { throw BenchFailure("cannot read /proc/\(pids[k])") }
+                c0.append(c)
+                m0.append(managers[k].flatMap(Proc.cpuNanoseconds))
+            }
+            culprit = nil
+            for f in startFiles {
+                guard FileManager.default.createFile(atPath: f, contents: nil) else { throw BenchFailure("cannot make \(f)") }
+            }
+            // Each daemon's CPU is read as soon as its own churn is done.
+            var c1: [Double?] = sandboxes.map { _ in nil }, m1: [Double?] = sandboxes.map { _ in nil }
+            let deadline = Date().addingTimeInterval(seconds + 60)
+            while c1.contains(where: { $0 == nil }) {
+                culprit = nil
+                for k in sandboxes.indices where c1[k] == nil {
+                    culprit = k
+                    if helperLine(helpers[k], "DONE") != nil {
+                        c1[k] = Proc.cpuNanoseconds(pids[k])
+                        m1[k] = managers[k].flatMap(Proc.cpuNanoseconds)
+                        if c1[k] == nil { throw BenchFailure("cannot read /proc/\(pids[k])") }
+                    } else if !helpers[k].isRunning {
+                        results[k].helperCrashReport = crashReport(helperOutput(helpers[k]))
+                        throw BenchFailure("the churn helper exited before the churn was done: \(helpers[k].logTail(lines: 5))")
+                    }
+                }
+                culprit = nil
+                guard Date() < deadline else { throw BenchFailure("timed out waiting for the churn") }
+                usleep(20_000)
+            }
+            for k in sandboxes.indices {
+                culprit = k
+                let res = helperResult(helpers[k]) ?? [:]
+                // The streams made before the start are not counted: created counts them.
+                let events = (res["created"] as? Int ?? 0) - live + (res["destroyed"] as? Int ?? 0)
+                guard events > 0 else { throw BenchFailure("the churn helper reported no stream events") }
+                let cpuMs = ((c1[k] ?? c0[k]) - c0[k]) / 1e6
+                results[k].events = events
+                results[k].seconds = res["seconds"] as? Double
+                results[k].cpuMs = cpuMs
+                results[k].cpuMsPerThousand = cpuMs * 1000 / Double(events)
+                results[k].roundsPlayed = (res["played"] as? Int).map { [$0] }
+                results[k].roundsUnplayed = (res["unplayed"] as? Int).map { [$0] }
+                results[k].roundsSessionManagerMs = m0[k].flatMap { a in m1[k].map { [($0 - a) / 1e6] } }
+                results[k].ok = true
+            }
+        } catch {
+            // Both or neither: a pair is compared only whole.
+            for k in results.indices {
+                results[k].ok = false
+                if let culprit, culprit != k {
+                    results[k].partnerFailed = true
+                    results[k].error = "the other system's round failed: \(describe(error))"
+                } else {
+                    results[k].error = describe(error)
+                }
+            }
+        }
+        return results
     }
 
     /// A dead helper's output from its crash on (the runtime's backtrace), at most 200 lines;

@@ -551,12 +551,19 @@ enum CPUPinning {
 
     /// This process's descendants (children, theirs, ...), from /proc.
     static func descendants() -> [Int32] {
+        var found = family(of: [getpid()])
+        found.remove(getpid())
+        return Array(found)
+    }
+
+    /// The processes in `roots` and their descendants, from /proc.
+    static func family(of roots: Set<Int32>) -> Set<Int32> {
         var parent: [Int32: Int32] = [:]
         for e in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(e), let fields = Proc.statFields(pid), fields.count > 1, let pp = Int32(fields[1]) else { continue }
             parent[pid] = pp
         }
-        var found: Set<Int32> = [getpid()]
+        var found = roots
         var grew = true
         while grew {
             grew = false
@@ -565,8 +572,7 @@ enum CPUPinning {
                 grew = true
             }
         }
-        found.remove(getpid())
-        return Array(found)
+        return found
     }
 
     /// Runs `body` with this thread, and every process it starts meanwhile (which inherit its
@@ -577,14 +583,33 @@ enum CPUPinning {
         let all = allowed()
         guard let cpu = target() else { return body() }
         pinned.update { $0 = cpu }
+        everyAllowed.update { $0 = all }
         apply([cpu], to: 0)
         repin()
         defer {
             pinned.update { $0 = nil }
+            everyAllowed.update { $0 = nil }
             apply(all, to: 0)
             for p in descendants() { apply(all, to: p) }
         }
         return body()
+    }
+
+    /// The CPUs this thread could use before `onOneCPU` took all but one (nil outside it).
+    static var everyCPU: [Int]? { everyAllowed.get }
+    private static let everyAllowed = Box<[Int]?>(nil)
+
+    /// The two CPUs the churn's side-by-side rounds run on: another one, then the one
+    /// `onOneCPU` runs everything else on; nil with fewer than two.
+    static func sideBySide() -> [Int]? {
+        let all = everyCPU ?? allowed()
+        guard all.count > 1, let own = all.last, let other = all.last(where: { $0 != own }) else { return nil }
+        return [other, own]
+    }
+
+    /// Every thread of each process in `pids`, and of its descendants, on `cpu` alone.
+    static func pin(_ pids: [Int32], to cpu: Int) {
+        for p in family(of: Set(pids)) { apply([cpu], to: p) }
     }
 
     /// While `onOneCPU` runs: every descendant's threads on its CPU (those started from other

@@ -83,8 +83,9 @@ let burstRounds = options.pick(nil, 10, 1)
 let burstsPerRound = options.pick(nil, 6, 4)
 let burstEvents = options.pick(options.toggleEvents.map { max(2, $0 / 4) }, 500, 100)
 // A flood round takes a fraction of a second, so its figure carries more of the machine's
-// noise than a 10 s round of toggles: more rounds of it, at little cost in time.
-let floodRounds = options.pick(nil, 21, 2)
+// noise than a 10 s round of toggles: more rounds of it, at little cost in time. With 21,
+// the middle half of the silent-mode pairs on 0.3.65 still spanned 1.02 to 1.32 (2026-12-04).
+let floodRounds = options.pick(nil, 41, 2)
 let floodActivationUpdates = options.pick(options.floodActivationUpdates, 20_000, 2_000)
 let floodSilentUpdates = options.pick(options.floodSilentUpdates, 20_000, 2_000)
 let churnSeconds = options.pick(options.churnSeconds, 60, 10)
@@ -92,11 +93,12 @@ let churnSeconds = options.pick(options.churnSeconds, 60, 10)
 /// A fresh daemon's cost for the same churn varies by a fifth or more (its heap: section 7 of
 /// the report), and so does a pair's ratio: seven pairs on PipeWire 1.6 (2026-12-02) ranged
 /// 1.03 to 1.19, and the median of seven such pairs was 1.072 to 1.133 from one run to the
-/// next. Eleven pairs narrow the median's spread by about a fifth for four more rounds each.
-let churnCostRounds = options.pick(nil, 11, 1)
+/// next. The two systems of a pair churn side by side (`DaemonCost.churnCPUPair`), so a pair
+/// takes the time of one round: twenty-one of them in about the time eleven took in turn.
+let churnCostRounds = options.pick(nil, 21, 1)
 let churnCostSeconds = options.pick(nil, 15.0, 5.0)
 /// The churn's rounds keep fewer streams than section 7's churn, and make them at most this
-/// fast, each one after the last plays (`DaemonCost.churnCPURound`): a session manager that
+/// fast, each one after the last plays (`DaemonCost.churnCPUPair`): a session manager that
 /// falls behind decides how much work the daemon does, and a system that makes fewer streams
 /// in a round's time is charged more of the mixing (every live stream plays) per event. On
 /// one CPU (`CPUPinning`), WirePlumber 0.5.18 spent 17 s of CPU on 20 s of 50 streams replaced
@@ -147,7 +149,7 @@ struct SystemResult: Codable {
     var propertyFloods: [PropertyFloodResult]?
     var churn: ChurnResult?
     /// The daemon's CPU per 1,000 stream events of the churn, each round on a daemon of its
-    /// own (`DaemonCost.churnCPURound`), alternating with the stock system of the generation.
+    /// own, side by side with the stock system of the generation (`DaemonCost.churnCPUPair`).
     var churnCost: CPUResult?
     var faults: FaultsResult?
     /// Where the daemon's time goes (`perf`), the module system on the system's PipeWire.
@@ -188,6 +190,10 @@ struct Parameters: Codable {
     /// The cost sections (pause/resume, the churn's rounds, the property floods) ran every
     /// process of theirs on this one CPU (`CPUPinning`); nil: on all of them.
     var costCPU: Int?
+    /// The churn's rounds ran the two systems side by side (`DaemonCost.churnCPUPair`), each
+    /// on one of these CPUs, swapped every round (nil: side by side on every CPU).
+    var churnCostSideBySide: Bool?
+    var churnCostCPUs: [Int]?
     /// A cost section ran again while the stock figures' third quartile over their first was
     /// above `calmSpread`, at most `costAttempts` times (`calmest`).
     var calmSpread: Double?
@@ -215,6 +221,7 @@ var results = Results(
                            churnCostRounds: churnCostRounds, churnCostSeconds: churnCostSeconds,
                            churnCostLive: churnCostLive, churnCostRate: churnCostRate,
                            costCPU: costOnOneCPU ? CPUPinning.target() : nil,
+                           churnCostSideBySide: true, churnCostCPUs: costOnOneCPU ? CPUPinning.sideBySide() : nil,
                            calmSpread: calmSpread, costAttempts: costAttempts),
     systems: [])
 
@@ -563,28 +570,40 @@ for (m, b) in costPairs {
         }
     }
     if sections.contains("churn") {
-        progress("-- \(m.system) and \(b.system): churn CPU, \(churnCostRounds) fresh daemons each, alternating")
+        // Side by side, each system on a CPU of its own when there are two: the bench's own
+        // (where everything else of the cost sections runs) and another, swapped every round.
+        let twoCPUs = costOnOneCPU ? CPUPinning.sideBySide() : nil
+        let placement = twoCPUs.map { ", each on a CPU of its own (\($0[0]) and \($0[1])), swapped every round" } ?? ""
+        progress("-- \(m.system) and \(b.system): churn CPU, \(churnCostRounds) rounds, each system's on a fresh daemon, side by side\(placement)")
         let pair = calmest("churn") {
             var mine: [CPUResult] = [], theirs: [CPUResult] = []
             var crashes: [String: [String]] = [:], failures: [String: [String]] = [:]
             for i in 0..<max(1, churnCostRounds) {
-                for r in (i % 2 == 0 ? [m, b] : [b, m]) {
-                    var one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnCostRate, live: churnCostLive, round: i)
-                    if !one.ok {
-                        // The churn helper (an AudioSession client) died, or the round's sandbox did not
-                        // start: a crash is kept for the report, and the round runs once more, on a new
-                        // daemon, so that the pairs stay.
+                let cpus = twoCPUs.map { i % 2 == 0 ? $0 : [$0[1], $0[0]] }
+                func run() -> [CPUResult] {
+                    DaemonCost.churnCPUPair(options: [m.options, b.options], cpus: cpus, seconds: churnCostSeconds, rate: churnCostRate,
+                                            live: churnCostLive, round: i)
+                }
+                var both = run()
+                if both.contains(where: { !$0.ok }) {
+                    // A churn helper (an AudioSession client) died, or a sandbox did not start: a
+                    // crash is kept for the report, and the pair runs once more, on new daemons.
+                    for (r, one) in zip([m, b], both) where !one.ok && one.partnerFailed != true {
                         if let report = one.helperCrashReport {
                             crashes[r.system, default: []].append(report)
                         } else {
                             failures[r.system, default: []].append(one.error ?? "?")
                         }
-                        progress("   \(r.system) churn round \(i + 1): \(one.error ?? "the helper died"); once more on a new daemon")
-                        one = DaemonCost.churnCPURound(options: r.options, seconds: churnCostSeconds, rate: churnCostRate, live: churnCostLive, round: i)
                     }
-                    progress("   \(r.system) churn round \(i + 1): " + (one.cpuMsPerThousand.map { String(format: "%.1f ms per 1,000 stream events", $0) } ?? one.error ?? "?"))
-                    if r === m { mine.append(one) } else { theirs.append(one) }
+                    progress("   churn round \(i + 1): \(both.compactMap(\.error).first ?? "?"); once more on new daemons")
+                    both = run()
                 }
+                for (r, one) in zip([m, b], both) {
+                    let cpu = cpus.map { r === m ? " (CPU \($0[0]))" : " (CPU \($0[1]))" } ?? ""
+                    progress("   \(r.system) churn round \(i + 1)\(cpu): " + (one.cpuMsPerThousand.map { String(format: "%.1f ms per 1,000 stream events", $0) } ?? one.error ?? "?"))
+                }
+                mine.append(both[0])
+                theirs.append(both[1])
             }
             /// Rounds differ in events (the streams made in the time): the median round's count.
             func combined(_ all: [CPUResult], _ r: Runner) -> CPUResult {
