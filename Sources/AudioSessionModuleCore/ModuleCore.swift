@@ -139,7 +139,25 @@ public final class ModuleCore {
         /// daemon destroys the node next (it stops a running node as it destroys it), the
         /// stop and the removal are decided together, in one step.
         case stopped(NodeID)
+        /// A new stream (`holdsNewStreams`): held until its first link, decided with it in
+        /// one step, or until any other event, or for `newStreamWaitNanoseconds` at most.
+        /// It carries no sound before it is linked, so nothing it could do waits.
+        case added(NodeID)
     }
+
+    /// Whether new streams wait for their first link (`PendingObject.added`): only with the
+    /// loop's turns and the publishing timer, which decides a stream no link came for.
+    var holdsNewStreams: Bool { defersPropertyChanges && publishInterval > 0 }
+    /// How many new streams are held (`PendingObject.added`).
+    @exclusivity(unchecked) var heldNewStreams = 0
+    /// Held new streams whose owner activated them meanwhile: decided after the stream.
+    @exclusivity(unchecked) var activatedWhileHeld: Set<NodeID> = []
+    /// When the held new streams are decided at the latest (ns, `clock`): the first one's
+    /// wait, `newStreamWaitNanoseconds`; nil while none is held.
+    @exclusivity(unchecked) var heldNewStreamsDue: UInt64?
+    /// How long a new stream waits for its first link at most (the session manager links
+    /// one in a few milliseconds).
+    static let newStreamWaitNanoseconds: UInt64 = 50_000_000
 
     /// The object whose property change (or stop) `event` is; nil for every other event.
     static func coalescing(_ event: Event) -> PendingObject? {
@@ -208,10 +226,45 @@ public final class ModuleCore {
     /// decided at once: a pause that keeps audio from leaking never waits.
     public func handle(_ event: Event) {
         if defersPropertyChanges, let object = Self.coalescing(event) {
-            if pendingChanges.isEmpty { effects.schedule_flush?(data) }
+            // Held new streams do not ask for the loop's next turn: they wait for their link.
+            if pendingChanges.count == heldNewStreams { effects.schedule_flush?(data) }
             pendingOrder &+= 1
             pendingChanges[object] = (pendingOrder, event)
             return
+        }
+        if holdsNewStreams {
+            switch event {
+            case .streamAdded(let n, _, _, _) where pendingChanges[.added(n)] == nil:
+                // A new stream waits for its first link, the next thing that usually happens
+                // to it: the two are then decided in one step.
+                pendingOrder &+= 1
+                pendingChanges[.added(n)] = (pendingOrder, event)
+                heldNewStreams += 1
+                if heldNewStreamsDue == nil {
+                    let now = clock()
+                    heldNewStreamsDue = now &+ Self.newStreamWaitNanoseconds
+                    settlePublishTimer(at: now)
+                }
+                return
+            case .streamActivatedByOwner(let n) where isLastHeld(.added(n)):
+                // Its owner starts it before it is linked: decided after it, in its step.
+                activatedWhileHeld.insert(n)
+                return
+            case .linkAdded(_, let output, let input):
+                let n = isLastHeld(.added(output)) ? output : isLastHeld(.added(input)) ? input : nil
+                if let n, let held = pendingChanges.removeValue(forKey: .added(n)) {
+                    let started = Self.now()
+                    heldNewStreams -= 1
+                    // What was held before the stream, in its order; then the stream and its link together.
+                    decideHeldChanges()
+                    decideAddAndLink(held.event, activated: activatedWhileHeld.remove(n) != nil, link: event)
+                    writeHeldPublicationsIfDue()
+                    noteTime(since: started, "deciding \(held.event) and \(event)")
+                    return
+                }
+            default:
+                break
+            }
         }
         // An event that asks the policy nothing (an owner's activation of a stream it does
         // not hold: one for every stream that starts) is dropped here when no held change
@@ -268,11 +321,29 @@ public final class ModuleCore {
     /// Whether `n`'s stop is held and nothing was held after it: the stop is then the last
     /// thing that happened before its node's removal.
     func stopIsLastHeld(_ n: NodeID) -> Bool {
-        pendingChanges[.stopped(n)]?.order == pendingOrder
+        isLastHeld(.stopped(n))
+    }
+
+    /// Whether `object`'s change is held and nothing was held after it.
+    func isLastHeld(_ object: PendingObject) -> Bool {
+        pendingChanges[object]?.order == pendingOrder
+    }
+
+    /// Decides a new stream and its first link in one step (`SessionPolicy.handleAddAndLink`).
+    func decideAddAndLink(_ add: Event, activated: Bool, link: Event) {
+        if heldNewStreams == 0 { heldNewStreamsDue = nil }
+        decisionCount &+= 1
+        var effects: [Effect] = []
+        swap(&effects, &effectBuffer)
+        policy.handleAddAndLink(add, activated: activated, link: link, into: &effects)
+        runAll(effects)
+        effects.removeAll(keepingCapacity: effects.capacity <= 256)
+        effectBuffer = effects
     }
 
     /// Decides a stream's stop and its removal in one step (`SessionPolicy.handleStopAndRemoval`).
     func decideStopAndRemoval(of n: NodeID) {
+        decisionCount &+= 1
         var effects: [Effect] = []
         swap(&effects, &effectBuffer)
         policy.handleStopAndRemoval(of: n, into: &effects)
@@ -286,24 +357,37 @@ public final class ModuleCore {
     public func flush() {
         let started = Self.now()
         let held = pendingChanges.count
-        decideHeldChanges()
+        // New streams alone wait for their links (or the timer), not for the loop's turn.
+        if held > heldNewStreams { decideHeldChanges() }
         writeHeldPublicationsIfDue()
         noteTime(since: started, "deciding \(held) held property changes")
     }
 
     func decideHeldChanges() {
         guard !pendingChanges.isEmpty else { return }
+        // Every held new stream is decided here: none waits after this.
+        heldNewStreams = 0
+        heldNewStreamsDue = nil
         // The table keeps its room (a small one's): the next change allocates nothing. A
         // change an effect holds while these are decided waits for the next flush.
         if pendingChanges.count == 1, let only = pendingChanges.first {
             pendingChanges.removeAll(keepingCapacity: true)
-            decide(only.value.event)
+            decideHeld(only.value.event)
             return
         }
         let batch = pendingChanges.values.sorted { $0.order < $1.order }
         pendingChanges.removeAll(keepingCapacity: pendingChanges.capacity <= 64)
         for held in batch {
-            decide(held.event)
+            decideHeld(held.event)
+        }
+    }
+
+    /// Decides one held change; a new stream's owner's activation while it was held follows it.
+    func decideHeld(_ event: Event) {
+        decide(event)
+        if case .streamAdded(let n, _, _, _) = event, activatedWhileHeld.remove(n) != nil {
+            let activation = Event.streamActivatedByOwner(n)
+            if !policy.asksNothingInPlace(activation) { decide(activation) }
         }
     }
 
@@ -333,6 +417,13 @@ public final class ModuleCore {
             let continuing = burstContinues
             burstContinues = false
             let now = clock()
+            if let due = heldNewStreamsDue, due <= now {
+                // No link came for a new stream in its wait: it is decided now, with what
+                // was held before and after it, in order.
+                let started = Self.now()
+                decideHeldChanges()
+                noteTime(since: started, "deciding new streams that no link came for")
+            }
             let matured = promoteYoungKeys(at: now)
             defer { settlePublishTimer(at: now) }
             guard !heldKeys.isEmpty else { return }  // written meanwhile, with an event
@@ -355,8 +446,12 @@ public final class ModuleCore {
     /// out while its effects run: a decision an effect's callback starts gets its own).
     @exclusivity(unchecked) var effectBuffer: [Effect] = []
 
+    /// How many steps of the policy the core has run (each decision, whatever it decided).
+    @exclusivity(unchecked) public private(set) var decisionCount = 0
+
     /// Steps the policy with one event and runs what it decides, in order.
     func decide(_ event: Event) {
+        decisionCount &+= 1
         var effects: [Effect] = []
         swap(&effects, &effectBuffer)
         policy.handle(event, into: &effects)
@@ -551,6 +646,7 @@ public final class ModuleCore {
             let backstop = young &+ intervalNanoseconds
             due = min(due ?? backstop, backstop)
         }
+        if let streams = heldNewStreamsDue { due = min(due ?? streams, streams) }
         guard let due else {
             if publishTimerDue != nil {
                 publishTimerDue = nil

@@ -83,6 +83,20 @@ public struct SessionPolicy: Sendable {
         if decide(.streamRunning(n, false), then: .streamRemoved(n)) { step.endEvent(into: &effects) }
     }
 
+    /// Decides a new stream and its first link in one step, as the module hands them over
+    /// when the stream's first link is the next thing that happens to the graph (a stream
+    /// carries no sound before it is linked): the addition's rules, the owner's activation
+    /// when it came in between (`activated`), then the link's, and the state they leave
+    /// settled once. `effects` is emptied and then holds what deciding the events one after
+    /// the other would have, except what the state between them would have set and the
+    /// next one undone (a publication, a gain).
+    public mutating func handleAddAndLink(_ add: Event, activated: Bool, link: Event, into effects: inout [Effect]) {
+        effects.removeAll(keepingCapacity: true)
+        var activation: Event?
+        if activated, case .streamAdded(let n, _, _, _) = add { activation = .streamActivatedByOwner(n) }
+        if decide(add, then: activation, then: link) { step.endEvent(into: &effects) }
+    }
+
     /// Decides one event into the step's effects; false when it is answered with nothing.
     mutating func decide(_ event: Event) -> Bool {
         // Most events of a busy graph change nothing the rules read: answered here, without
@@ -91,11 +105,12 @@ public struct SessionPolicy: Sendable {
         return decide(event, then: nil)
     }
 
-    /// Decides `event`, and `next` after it in the same step, settling the state once.
-    mutating func decide(_ event: Event, then next: Event?) -> Bool {
+    /// Decides `event`, and `next` and `last` after it in the same step, settling the state once.
+    mutating func decide(_ event: Event, then next: Event?, then last: Event? = nil) -> Bool {
         step.privateOutputBefore = !step.index.privateOutputs.isEmpty
         var finishes = apply(event)
         if let next { finishes = apply(next) && finishes }
+        if let last { finishes = apply(last) && finishes }
         if finishes {
             // R43: a call the graph made in this event may pause another program's capture;
             // that program's outputs are then reviewed, and its own call may end. Each round
