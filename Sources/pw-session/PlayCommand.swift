@@ -103,8 +103,9 @@ final class Player: Sendable {
         return n
     }
 
-    func emit(_ event: String, _ fields: [(String, String)], text: String) {
-        let pos = position.load(ordering: .relaxed)
+    /// One line of output; `at`: the position it reports, when not the current one.
+    func emit(_ event: String, _ fields: [(String, String)], text: String, at: Int? = nil) {
+        let pos = at ?? position.load(ordering: .relaxed)
         if json {
             var obj: [String: Any] = ["event": event, "position": pos]
             for (k, v) in fields {
@@ -234,7 +235,10 @@ final class Player: Sendable {
                  text: "activation failed \(error.code.rawValue): \(error.message)")
             return
         }
+        // Where it resumes: read before the stream asks for samples again, or its first
+        // quantum, rendered on PipeWire's thread meanwhile, would count as played before.
+        let from = position.load(ordering: .relaxed)
         output.resume()
-        emit("resumed", [], text: "resumed")
+        emit("resumed", [], text: "resumed", at: from)
     }
 }
