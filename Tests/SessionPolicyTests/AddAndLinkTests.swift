@@ -22,19 +22,13 @@ import Testing
                     let link: Event = direction == .input || e == NodeID(5)
                         ? .linkAdded(l, output: e, input: n) : .linkAdded(l, output: n, input: e)
                     let activated = code % 2 == 0
-                    var heardApart: [Effect] = []
                     var steps = [event]
                     if activated { steps.append(.streamActivatedByOwner(n)) }
                     steps.append(link)
-                    for step in steps {
-                        let fx = apart.handle(step)
-                        heardApart += StopAndRemovalTests.heard(fx)
-                        for echo in moduleEchoes(of: fx) { heardApart += StopAndRemovalTests.heard(apart.handle(echo)) }
-                    }
+                    let heardApart = StopAndRemovalTests.heardDecidingApart(steps, &apart)
                     var fx: [Effect] = []
                     together.handleAddAndLink(event, activated: activated, link: link, into: &fx)
-                    var heardTogether = StopAndRemovalTests.heard(fx)
-                    for echo in moduleEchoes(of: fx) { heardTogether += StopAndRemovalTests.heard(together.handle(echo)) }
+                    let heardTogether = StopAndRemovalTests.heardWithEchoes(fx, &together)
                     #expect(heardTogether == heardApart, "\(event) then \(link)")
                     #expect(together.snapshot() == apart.snapshot(), "\(event) then \(link)")
                     compared += 1
@@ -77,19 +71,11 @@ import Testing
         var together = apart
         let add = Event.streamAdded(N(12), client: C(2), direction: .output, [:])
         let link = Event.linkAdded(L(102), output: N(12), input: N(50))
-        var heardApart: [Effect] = []
-        for e in [add, .streamActivatedByOwner(N(12)), link, .streamRunning(N(12), true)] {
-            let fx = apart.handle(e)
-            heardApart += StopAndRemovalTests.heard(fx)
-            for echo in moduleEchoes(of: fx) { heardApart += StopAndRemovalTests.heard(apart.handle(echo)) }
-        }
+        let heardApart = StopAndRemovalTests.heardDecidingApart([add, .streamActivatedByOwner(N(12)), link, .streamRunning(N(12), true)], &apart)
         var fx: [Effect] = []
         together.handleAddAndLink(add, activated: true, link: link, into: &fx)
-        var heardTogether = StopAndRemovalTests.heard(fx)
-        for echo in moduleEchoes(of: fx) { heardTogether += StopAndRemovalTests.heard(together.handle(echo)) }
-        fx = together.handle(.streamRunning(N(12), true))
-        heardTogether += StopAndRemovalTests.heard(fx)
-        for echo in moduleEchoes(of: fx) { heardTogether += StopAndRemovalTests.heard(together.handle(echo)) }
+        var heardTogether = StopAndRemovalTests.heardWithEchoes(fx, &together)
+        heardTogether += StopAndRemovalTests.heardDecidingApart([.streamRunning(N(12), true)], &together)
         #expect(heardApart.contains(.pause(N(12))), "\(heardApart)")
         #expect(heardTogether == heardApart)
         let same = together.snapshot() == apart.snapshot()

@@ -18,22 +18,28 @@ import Testing
         }
     }
 
+    /// What is heard of `effects` and of the module's echoes of them, which `policy` decides.
+    static func heardWithEchoes(_ effects: [Effect], _ policy: inout SessionPolicy) -> [Effect] {
+        var out = heard(effects)
+        for echo in moduleEchoes(of: effects) { out += heard(policy.handle(echo)) }
+        return out
+    }
+
+    /// What is heard of deciding `events` one after the other, each with its echoes.
+    static func heardDecidingApart(_ events: [Event], _ policy: inout SessionPolicy) -> [Effect] {
+        events.flatMap { heardWithEchoes(policy.handle($0), &policy) }
+    }
+
     @Test("A stop and a removal decided together leave the policy as decided one after the other")
     func aStopAndARemovalDecidedTogetherLeaveThePolicyAsDecidedOneAfterTheOther() async {
         await propertyCheck(count: 400, input: RandomGraph.sequences) { codes in
             var apart = SessionPolicy(), together = SessionPolicy()
             /// Removes `n` from both: stopped and removed one after the other, and together.
             func compareRemoval(_ n: NodeID) -> Bool {
-                var heardApart: [Effect] = []
-                for step in [Event.streamRunning(n, false), .streamRemoved(n)] {
-                    let fx = apart.handle(step)
-                    heardApart += Self.heard(fx)
-                    for echo in moduleEchoes(of: fx) { heardApart += Self.heard(apart.handle(echo)) }
-                }
+                let heardApart = Self.heardDecidingApart([.streamRunning(n, false), .streamRemoved(n)], &apart)
                 var fx: [Effect] = []
                 together.handleStopAndRemoval(of: n, into: &fx)
-                var heardTogether = Self.heard(fx)
-                for echo in moduleEchoes(of: fx) { heardTogether += Self.heard(together.handle(echo)) }
+                let heardTogether = Self.heardWithEchoes(fx, &together)
                 #expect(heardTogether == heardApart, "\(n)")
                 #expect(together.snapshot() == apart.snapshot(), "\(n)")
                 return together.snapshot() == apart.snapshot() && heardTogether == heardApart
