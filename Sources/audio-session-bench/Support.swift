@@ -596,13 +596,12 @@ enum CPUPinning {
     }
 
     /// The CPUs this thread could use before `onOneCPU` took all but one (nil outside it).
-    static var everyCPU: [Int]? { everyAllowed.get }
     private static let everyAllowed = Box<[Int]?>(nil)
 
     /// The two CPUs the churn's side-by-side rounds run on: another one, then the one
     /// `onOneCPU` runs everything else on; nil with fewer than two.
     static func sideBySide() -> [Int]? {
-        let all = everyCPU ?? allowed()
+        let all = everyAllowed.get ?? allowed()
         guard all.count > 1, let own = all.last, let other = all.last(where: { $0 != own }) else { return nil }
         return [other, own]
     }
