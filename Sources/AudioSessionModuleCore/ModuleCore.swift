@@ -130,7 +130,18 @@ public final class ModuleCore {
     /// Debouncing: property changes not decided on yet, the latest per object, with the
     /// order of each object's last change. Only when the sink defers
     /// (`EffectSink.defersPropertyChanges`: the module flushes on its next loop turn).
-    @exclusivity(unchecked) var pendingChanges: [PendingObject: (order: UInt64, event: Event)] = [:]
+    @exclusivity(unchecked) var pendingChanges: [PendingObject: HeldChange] = [:]
+
+    /// A held change and when it came among the others (a struct, not a tuple: a tuple in a
+    /// table has its type's metadata looked up at run time on each access).
+    struct HeldChange {
+        var order: UInt64
+        var event: Event
+        init(_ order: UInt64, _ event: Event) {
+            self.order = order
+            self.event = event
+        }
+    }
     @exclusivity(unchecked) var pendingOrder: UInt64 = 0
 
     enum PendingObject: Hashable {
@@ -140,24 +151,36 @@ public final class ModuleCore {
         /// stop and the removal are decided together, in one step.
         case stopped(NodeID)
         /// A new stream (`holdsNewStreams`): held until its first link, decided with it in
-        /// one step, or until any other event, or for `newStreamWaitNanoseconds` at most.
+        /// one step, or until any other event, or for `heldWaitNanoseconds` at most.
         /// It carries no sound before it is linked, so nothing it could do waits.
         case added(NodeID)
+        /// A stream that left a quiet graph (`SessionPolicy.removalMayWaitInPlace`), after
+        /// its stop when that was held (`stoppedBeforeRemoval`): held like a new stream, so
+        /// that when its program makes another one next (a player's next track, a browser's
+        /// next sound), the removal, the new stream and its first link are one step.
+        case removed(NodeID)
+        /// A stream that started in a quiet graph, in a session that interrupts, ducks and
+        /// silences nothing (`SessionPolicy.startMayWaitInPlace`): held like a removal.
+        case started(NodeID)
     }
 
-    /// Whether new streams wait for their first link (`PendingObject.added`): only with the
-    /// loop's turns and the publishing timer, which decides a stream no link came for.
+    /// Whether new streams wait for their first link (`PendingObject.added`), and starts and
+    /// removals in a quiet graph for what follows (`PendingObject.started`, `.removed`): only
+    /// with the loop's turns and the publishing timer, which decides what nothing came for.
     var holdsNewStreams: Bool { defersPropertyChanges && publishInterval > 0 }
-    /// How many new streams are held (`PendingObject.added`).
-    @exclusivity(unchecked) var heldNewStreams = 0
+    /// How many of the held changes wait for a link or the timer, not for the loop's next
+    /// turn: new streams, starts and removals (`PendingObject.added`, `.started`, `.removed`).
+    @exclusivity(unchecked) var waitingHeld = 0
     /// Held new streams whose owner activated them meanwhile: decided after the stream.
     @exclusivity(unchecked) var activatedWhileHeld: Set<NodeID> = []
-    /// When the held new streams are decided at the latest (ns, `clock`): the first one's
-    /// wait, `newStreamWaitNanoseconds`; nil while none is held.
-    @exclusivity(unchecked) var heldNewStreamsDue: UInt64?
-    /// How long a new stream waits for its first link at most (the session manager links
-    /// one in a few milliseconds).
-    static let newStreamWaitNanoseconds: UInt64 = 50_000_000
+    /// Held removals whose stream's stop was held before them: decided with it.
+    @exclusivity(unchecked) var stoppedBeforeRemoval: Set<NodeID> = []
+    /// When the waiting changes are decided at the latest (ns, `clock`): the first one's
+    /// wait, `heldWaitNanoseconds`; nil while none is held. They are then decided in one step.
+    @exclusivity(unchecked) var heldWaitDue: UInt64?
+    /// How long a new stream waits for its first link, and a removal for what follows it, at
+    /// most: WirePlumber 0.5 links a new stream 40 to 80 ms after it appears (0.4 in about 10).
+    static let heldWaitNanoseconds: UInt64 = 150_000_000
 
     /// The object whose property change (or stop) `event` is; nil for every other event.
     static func coalescing(_ event: Event) -> PendingObject? {
@@ -226,10 +249,10 @@ public final class ModuleCore {
     /// decided at once: a pause that keeps audio from leaking never waits.
     public func handle(_ event: Event) {
         if defersPropertyChanges, let object = Self.coalescing(event) {
-            // Held new streams do not ask for the loop's next turn: they wait for their link.
-            if pendingChanges.count == heldNewStreams { effects.schedule_flush?(data) }
+            // Held new streams, starts and removals do not ask for the loop's next turn: they wait.
+            if pendingChanges.count == waitingHeld { effects.schedule_flush?(data) }
             pendingOrder &+= 1
-            pendingChanges[object] = (pendingOrder, event)
+            pendingChanges[object] = HeldChange(pendingOrder, event)
             return
         }
         if holdsNewStreams {
@@ -237,15 +260,30 @@ public final class ModuleCore {
             case .streamAdded(let n, _, _, _) where pendingChanges[.added(n)] == nil:
                 // A new stream waits for its first link, the next thing that usually happens
                 // to it: the two are then decided in one step.
-                pendingOrder &+= 1
-                pendingChanges[.added(n)] = (pendingOrder, event)
-                heldNewStreams += 1
-                if heldNewStreamsDue == nil {
-                    let now = clock()
-                    heldNewStreamsDue = now &+ Self.newStreamWaitNanoseconds
-                    settlePublishTimer(at: now)
-                }
+                holdWaiting(.added(n), event)
                 return
+            case .streamRunning(let n, true) where pendingChanges.count == waitingHeld && pendingChanges[.started(n)] == nil
+                && policy.startMayWaitInPlace(n):
+                // A stream started in a quiet graph, interrupting, ducking and silencing
+                // nothing: only what is published waits for it.
+                holdWaiting(.started(n), event)
+                return
+            case .streamRemoved(let n) where pendingChanges[.removed(n)] == nil && (pendingChanges.count == waitingHeld
+                                                || (pendingChanges.count == waitingHeld + 1 && stopIsLastHeld(n)))
+                && policy.removalMayWaitInPlace(n):
+                // A stream left a quiet graph: nothing waits for its removal but what is
+                // published, and its program may make another stream next. The removal
+                // waits for it (with the stop held before it).
+                if pendingChanges.removeValue(forKey: .stopped(n)) != nil { stoppedBeforeRemoval.insert(n) }
+                holdWaiting(.removed(n), event)
+                return
+            case .linkRemoved(let l) where waitingHeld > 0:
+                // A held removal's stream's links leave the policy with it, when it is decided:
+                // their removal then asks nothing.
+                if let link = policy.linkInPlace(l),
+                   pendingChanges[.removed(link.output)] != nil || pendingChanges[.removed(link.input)] != nil {
+                    return
+                }
             case .streamActivatedByOwner(let n) where isLastHeld(.added(n)):
                 // Its owner starts it before it is linked: decided after it, in its step.
                 activatedWhileHeld.insert(n)
@@ -254,10 +292,22 @@ public final class ModuleCore {
                 let n = isLastHeld(.added(output)) ? output : isLastHeld(.added(input)) ? input : nil
                 if let n, let held = pendingChanges.removeValue(forKey: .added(n)) {
                     let started = Self.now()
-                    heldNewStreams -= 1
-                    // What was held before the stream, in its order; then the stream and its link together.
-                    decideHeldChanges()
-                    decideAddAndLink(held.event, activated: activatedWhileHeld.remove(n) != nil, link: event)
+                    waitingHeld -= 1
+                    let activated = activatedWhileHeld.remove(n) != nil
+                    if !pendingChanges.isEmpty && pendingChanges.count == waitingHeld {
+                        // Only starts, removals and new streams wait before it (a program
+                        // replaced one stream with another): all of them and the stream with
+                        // its link in one step.
+                        var events = takeWaiting()
+                        events.append(held.event)
+                        if activated { events.append(.streamActivatedByOwner(n)) }
+                        events.append(event)
+                        decideInOneStep(events)
+                    } else {
+                        // What was held before the stream, in its order; then the stream and its link together.
+                        decideHeldChanges()
+                        decideAddAndLink(held.event, activated: activated, link: event)
+                    }
                     writeHeldPublicationsIfDue()
                     noteTime(since: started, "deciding \(held.event) and \(event)")
                     return
@@ -329,24 +379,69 @@ public final class ModuleCore {
         pendingChanges[object]?.order == pendingOrder
     }
 
+    /// Holds a new stream, a start or a removal that waits for what follows it
+    /// (`waitingHeld`); the first one starts the wait.
+    func holdWaiting(_ object: PendingObject, _ event: Event) {
+        pendingOrder &+= 1
+        pendingChanges[object] = HeldChange(pendingOrder, event)
+        waitingHeld += 1
+        if heldWaitDue == nil {
+            let now = clock()
+            heldWaitDue = now &+ Self.heldWaitNanoseconds
+            settlePublishTimer(at: now)
+        }
+    }
+
     /// Decides a new stream and its first link in one step (`SessionPolicy.handleAddAndLink`).
     func decideAddAndLink(_ add: Event, activated: Bool, link: Event) {
-        if heldNewStreams == 0 { heldNewStreamsDue = nil }
-        decisionCount &+= 1
-        var effects: [Effect] = []
-        swap(&effects, &effectBuffer)
-        policy.handleAddAndLink(add, activated: activated, link: link, into: &effects)
-        runAll(effects)
-        effects.removeAll(keepingCapacity: effects.capacity <= 256)
-        effectBuffer = effects
+        if waitingHeld == 0 { heldWaitDue = nil }
+        step { $0.handleAddAndLink(add, activated: activated, link: link, into: &$1) }
+    }
+
+    /// Decides events that waited for one another in one step (`SessionPolicy.handleInOneStep`).
+    func decideInOneStep(_ events: [Event]) {
+        step { $0.handleInOneStep(events, into: &$1) }
+    }
+
+    /// Takes every held change, all of them waiting ones (`waitingHeld`), as the events they
+    /// stand for, in order: a removal after its held stop, a new stream before its owner's
+    /// activation.
+    func takeWaiting() -> [Event] {
+        let batch = pendingChanges.values.sorted { $0.order < $1.order }
+        pendingChanges.removeAll(keepingCapacity: pendingChanges.capacity <= 64)
+        waitingHeld = 0
+        heldWaitDue = nil
+        var events: [Event] = []
+        events.reserveCapacity(batch.count + 4)
+        for held in batch {
+            switch held.event {
+            case .streamRemoved(let n):
+                if stoppedBeforeRemoval.remove(n) != nil { events.append(.streamRunning(n, false)) }
+                events.append(held.event)
+            case .streamAdded(let n, _, _, _):
+                events.append(held.event)
+                if activatedWhileHeld.remove(n) != nil { events.append(.streamActivatedByOwner(n)) }
+            default:
+                events.append(held.event)
+            }
+        }
+        return events
     }
 
     /// Decides a stream's stop and its removal in one step (`SessionPolicy.handleStopAndRemoval`).
     func decideStopAndRemoval(of n: NodeID) {
+        step { $0.handleStopAndRemoval(of: n, into: &$1) }
+    }
+
+    /// Steps the policy once (`decide` hands it the effect array) and runs what it decided,
+    /// in order. The array is taken out while its effects run: a decision an effect's
+    /// callback starts gets its own.
+    @inline(__always)
+    func step(_ decide: (inout SessionPolicy, inout [Effect]) -> Void) {
         decisionCount &+= 1
         var effects: [Effect] = []
         swap(&effects, &effectBuffer)
-        policy.handleStopAndRemoval(of: n, into: &effects)
+        decide(&policy, &effects)
         runAll(effects)
         effects.removeAll(keepingCapacity: effects.capacity <= 256)
         effectBuffer = effects
@@ -357,17 +452,22 @@ public final class ModuleCore {
     public func flush() {
         let started = Self.now()
         let held = pendingChanges.count
-        // New streams alone wait for their links (or the timer), not for the loop's turn.
-        if held > heldNewStreams { decideHeldChanges() }
+        // New streams, starts and removals alone wait for what follows (or the timer), not for the loop's turn.
+        if held > waitingHeld { decideHeldChanges() }
         writeHeldPublicationsIfDue()
         noteTime(since: started, "deciding \(held) held property changes")
     }
 
     func decideHeldChanges() {
         guard !pendingChanges.isEmpty else { return }
-        // Every held new stream is decided here: none waits after this.
-        heldNewStreams = 0
-        heldNewStreamsDue = nil
+        if pendingChanges.count > 1 && pendingChanges.count == waitingHeld {
+            // Only starts, removals and new streams wait: they are decided in one step.
+            decideInOneStep(takeWaiting())
+            return
+        }
+        // Every held new stream, start and removal is decided here: none waits after this.
+        waitingHeld = 0
+        heldWaitDue = nil
         // The table keeps its room (a small one's): the next change allocates nothing. A
         // change an effect holds while these are decided waits for the next flush.
         if pendingChanges.count == 1, let only = pendingChanges.first {
@@ -382,8 +482,13 @@ public final class ModuleCore {
         }
     }
 
-    /// Decides one held change; a new stream's owner's activation while it was held follows it.
+    /// Decides one held change; a new stream's owner's activation while it was held follows
+    /// it, and a held removal comes with its stream's held stop.
     func decideHeld(_ event: Event) {
+        if case .streamRemoved(let n) = event, stoppedBeforeRemoval.remove(n) != nil {
+            decideStopAndRemoval(of: n)
+            return
+        }
         decide(event)
         if case .streamAdded(let n, _, _, _) = event, activatedWhileHeld.remove(n) != nil {
             let activation = Event.streamActivatedByOwner(n)
@@ -417,12 +522,12 @@ public final class ModuleCore {
             let continuing = burstContinues
             burstContinues = false
             let now = clock()
-            if let due = heldNewStreamsDue, due <= now {
-                // No link came for a new stream in its wait: it is decided now, with what
-                // was held before and after it, in order.
+            if let due = heldWaitDue, due <= now {
+                // No link came for a new stream in its wait, or nothing followed a start or a removal:
+                // they are decided now, with what was held before and after them, in order.
                 let started = Self.now()
                 decideHeldChanges()
-                noteTime(since: started, "deciding new streams that no link came for")
+                noteTime(since: started, "deciding new streams and removals that waited")
             }
             let matured = promoteYoungKeys(at: now)
             defer { settlePublishTimer(at: now) }
@@ -451,13 +556,7 @@ public final class ModuleCore {
 
     /// Steps the policy with one event and runs what it decides, in order.
     func decide(_ event: Event) {
-        decisionCount &+= 1
-        var effects: [Effect] = []
-        swap(&effects, &effectBuffer)
-        policy.handle(event, into: &effects)
-        runAll(effects)
-        effects.removeAll(keepingCapacity: effects.capacity <= 256)
-        effectBuffer = effects
+        step { $0.handle(event, into: &$1) }
     }
 
     /// Runs the effects of one decision, in order. Nothing waits around an event: what was
@@ -646,7 +745,7 @@ public final class ModuleCore {
             let backstop = young &+ intervalNanoseconds
             due = min(due ?? backstop, backstop)
         }
-        if let streams = heldNewStreamsDue { due = min(due ?? streams, streams) }
+        if let waiting = heldWaitDue { due = min(due ?? waiting, waiting) }
         guard let due else {
             if publishTimerDue != nil {
                 publishTimerDue = nil

@@ -148,6 +148,49 @@ struct PolicyState: PolicyReading {
         return Self.holdsPause(&model.streams.values[i])
     }
 
+    /// `SessionPolicy.removalMayWaitInPlace`: the graph is quiet, and stream `n` is known
+    /// and the policy holds nothing on it (no pause, held or let go of, no fade, switch hold,
+    /// lost output, silencing, duck or listening). Read where the records lie.
+    mutating func removalMayWaitInPlace(_ n: NodeID) -> Bool {
+        guard graphIsQuiet, !model.monitors.contains(n), let i = model.streams.index(forKey: n) else { return false }
+        return Self.holdsNothing(&model.streams.values[i])
+    }
+
+    /// Nothing is interrupted or ducked, no call, recording, primary or non-mixable session is
+    /// active, nothing is listened to, no end is held for its grace period and no profile
+    /// switch is under way.
+    var graphIsQuiet: Bool {
+        index.victimsOf.isEmpty && index.activeCalls.isEmpty && index.activeDuckers.isEmpty
+            && index.activeRecorders.isEmpty && index.activeNonMixable.isEmpty && index.primary.isEmpty
+            && index.listened.isEmpty && model.held.isEmpty && model.profileSwitches.isEmpty
+    }
+
+    /// `SessionPolicy.startMayWaitInPlace`: the graph is quiet, silent mode is off and no
+    /// session prefers to be spared alerts; the stream is a known output that is not running
+    /// and the policy holds nothing on; its program captures nothing (its start cannot make it
+    /// a call, R43); and its session is managed, mixable, of normal priority, neither an alert
+    /// nor transient, and asks for no duck or spoken-audio interruption.
+    mutating func startMayWaitInPlace(_ n: NodeID) -> Bool {
+        guard graphIsQuiet, !model.silentMode, index.activeNoAlerts.isEmpty,
+              let i = model.streams.index(forKey: n), Self.holdsNothing(&model.streams.values[i]),
+              Self.isIdleOutput(&model.streams.values[i]) else { return false }
+        let part = ProgramPart(model.streams.values[i])
+        if let activity = index.activityOfProgram[program(of: part)], activity.capturing > 0 { return false }
+        guard let s = sessionOfInPlace(n), let t = traits(s) else { return false }
+        return !t.unmanaged && t.mixable && t.priorityClass == .normal && !t.isAlert && !t.transient && !t.hasInput
+            && !t.options.contains(.duckOthers) && !t.options.contains(.interruptSpokenAudioAndMixWithOthers)
+            && !ambientWhenOtherAudioPlays(s)
+    }
+
+    private static func isIdleOutput(_ st: inout StreamInfo) -> Bool {
+        st.direction == .output && !st.running
+    }
+
+    private static func holdsNothing(_ st: inout StreamInfo) -> Bool {
+        !st.pausedByPolicy && !st.pauseReleased && !st.resumedByPolicy && st.fade == .none && st.switchHold == nil
+            && st.lostOutput == nil && !st.silenced && !st.listened && st.duckGain == 1
+    }
+
     private static func holdsPause(_ st: inout StreamInfo) -> Bool {
         st.pausedByPolicy || st.pauseReleased
     }

@@ -97,6 +97,17 @@ public struct SessionPolicy: Sendable {
         if decide(add, then: activation, then: link) { step.endEvent(into: &effects) }
     }
 
+    /// Decides `events`, in order, in one step, settling the state once: as the module hands
+    /// them over when they waited for one another in a quiet graph (a start and a removal
+    /// that may wait, `startMayWaitInPlace` and `removalMayWaitInPlace`, then a new stream, its
+    /// owner's activation and its first link). `effects` is emptied and then holds what
+    /// deciding the events one after the other would have, except what the state between
+    /// them would have set and the next one undone (a publication, a gain).
+    public mutating func handleInOneStep(_ events: [Event], into effects: inout [Effect]) {
+        effects.removeAll(keepingCapacity: true)
+        if decide(all: events) { step.endEvent(into: &effects) }
+    }
+
     /// Decides one event into the step's effects; false when it is answered with nothing.
     mutating func decide(_ event: Event) -> Bool {
         // Most events of a busy graph change nothing the rules read: answered here, without
@@ -111,6 +122,21 @@ public struct SessionPolicy: Sendable {
         var finishes = apply(event)
         if let next { finishes = apply(next) && finishes }
         if let last { finishes = apply(last) && finishes }
+        settle(finishes)
+        return true
+    }
+
+    /// Decides `events`, in order, in one step, settling the state once.
+    mutating func decide(all events: [Event]) -> Bool {
+        step.privateOutputBefore = !step.index.privateOutputs.isEmpty
+        var finishes = true
+        for e in events { finishes = apply(e) && finishes }
+        settle(finishes)
+        return true
+    }
+
+    /// Settles what the step's events left (unless the module is unloading: `finishes` false).
+    mutating func settle(_ finishes: Bool) {
         if finishes {
             // R43: a call the graph made in this event may pause another program's capture;
             // that program's outputs are then reviewed, and its own call may end. Each round
@@ -124,7 +150,6 @@ public struct SessionPolicy: Sendable {
             step.state.dropProgramWork()
             step.finish()
         }
-        return true
     }
 
     /// Applies one event's rules to the step; false when nothing is to be settled after
@@ -208,6 +233,44 @@ public struct SessionPolicy: Sendable {
         case .linkRemoved(let l): return model.links[l] == nil
         default: return false
         }
+    }
+
+    /// Whether deciding stream `n`'s removal (and its stop) a little later, together with
+    /// what follows it, changes nothing another program waits for: the graph is quiet, with
+    /// no interruption, duck, call, recording, listening, primary or non-mixable session, no
+    /// end held for its grace period and no profile switch; and the stream itself is neither
+    /// paused, faded, switched nor cut off by the policy. A stream that leaves such a graph
+    /// only changes what is published, and the module may then decide its removal with the
+    /// next stream's arrival (`handleRemovalThenAddAndLink`). Read in place.
+    public mutating func removalMayWaitInPlace(_ n: NodeID) -> Bool {
+        state.removalMayWaitInPlace(n)
+    }
+
+    /// Whether deciding stream `n`'s start a little later, together with what follows it,
+    /// changes nothing another program waits for: the graph is quiet (as for
+    /// `removalMayWaitInPlace`), and the stream's session would become active beside the
+    /// others without interrupting, ducking or silencing any (a mixable session of normal
+    /// priority, no alert, no call). Such a start only changes what is published. Read in place.
+    public mutating func startMayWaitInPlace(_ n: NodeID) -> Bool {
+        state.startMayWaitInPlace(n)
+    }
+
+    /// `startMayWaitInPlace(_:)` for a reader that holds the policy in a constant.
+    public func startMayWait(_ n: NodeID) -> Bool {
+        var copy = state
+        return copy.startMayWaitInPlace(n)
+    }
+
+    /// `removalMayWaitInPlace(_:)` for a reader that holds the policy in a constant.
+    public func removalMayWait(_ n: NodeID) -> Bool {
+        var copy = state
+        return copy.removalMayWaitInPlace(n)
+    }
+
+    /// The nodes link `l` joins, as the policy knows it (nil: it does not know the link).
+    public mutating func linkInPlace(_ l: LinkID) -> LinkInfo? {
+        guard let i = state.model.links.index(forKey: l) else { return nil }
+        return state.model.links.values[i]
     }
 
     /// `asksNothing(_:)` for a caller that keeps the policy in a class's stored property:

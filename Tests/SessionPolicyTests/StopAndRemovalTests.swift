@@ -6,28 +6,49 @@ import Testing
 /// The daemon stops a running node as it destroys it: the module hands the policy the
 /// stop and the removal together (`handleStopAndRemoval(of:)`), decided in one step.
 @Suite struct StopAndRemovalTests {
-    /// What programs and the graph hear of a decision: notifications, pauses, resumes,
-    /// fades and listening, in order (publications and gains are the state it leaves, and
-    /// the state between two facts decided together is not published).
-    static func heard(_ effects: [Effect]) -> [Effect] {
-        effects.filter {
-            switch $0 {
-            case .notify, .pause, .resume, .fade, .listen: return true
-            default: return false
+    /// What programs and the graph hear of decisions, each in the order it hears it:
+    /// notifications by the session they go to; pauses, resumes, fades and listening by the
+    /// stream they act on. Publications and gains are the state a decision leaves, and the
+    /// state between two facts decided together is not published; the order between two
+    /// programs' notifications is no program's to see.
+    struct Heard: Equatable, CustomStringConvertible {
+        var byRecipient: [String: [Effect]] = [:]
+
+        init(_ effects: [Effect] = []) { add(effects) }
+
+        mutating func add(_ effects: [Effect]) {
+            for e in effects {
+                switch e {
+                case .notify(let s, _): byRecipient["\(s)", default: []].append(e)
+                case .pause(let n), .resume(let n), .fade(let n, _, _), .listen(let n, _):
+                    byRecipient["\(n)", default: []].append(e)
+                default: break
+                }
             }
+        }
+
+        var isEmpty: Bool { byRecipient.isEmpty }
+        func contains(_ e: Effect) -> Bool { byRecipient.values.contains { $0.contains(e) } }
+        static func += (lhs: inout Heard, rhs: Heard) {
+            for (k, v) in rhs.byRecipient { lhs.byRecipient[k, default: []] += v }
+        }
+        var description: String {
+            byRecipient.keys.sorted().map { "\($0): \(byRecipient[$0] ?? [])" }.joined(separator: "; ")
         }
     }
 
     /// What is heard of `effects` and of the module's echoes of them, which `policy` decides.
-    static func heardWithEchoes(_ effects: [Effect], _ policy: inout SessionPolicy) -> [Effect] {
-        var out = heard(effects)
-        for echo in moduleEchoes(of: effects) { out += heard(policy.handle(echo)) }
+    static func heardWithEchoes(_ effects: [Effect], _ policy: inout SessionPolicy) -> Heard {
+        var out = Heard(effects)
+        for echo in moduleEchoes(of: effects) { out.add(policy.handle(echo)) }
         return out
     }
 
     /// What is heard of deciding `events` one after the other, each with its echoes.
-    static func heardDecidingApart(_ events: [Event], _ policy: inout SessionPolicy) -> [Effect] {
-        events.flatMap { heardWithEchoes(policy.handle($0), &policy) }
+    static func heardDecidingApart(_ events: [Event], _ policy: inout SessionPolicy) -> Heard {
+        var out = Heard()
+        for e in events { out += heardWithEchoes(policy.handle(e), &policy) }
+        return out
     }
 
     @Test("A stop and a removal decided together leave the policy as decided one after the other")
