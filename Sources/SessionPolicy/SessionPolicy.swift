@@ -241,7 +241,7 @@ public struct SessionPolicy: Sendable {
     /// end held for its grace period and no profile switch; and the stream itself is neither
     /// paused, faded, switched nor cut off by the policy. A stream that leaves such a graph
     /// only changes what is published, and the module may then decide its removal with the
-    /// next stream's arrival (`handleRemovalThenAddAndLink`). Read in place.
+    /// next stream's arrival (`handleInOneStep`). Read in place.
     public mutating func removalMayWaitInPlace(_ n: NodeID) -> Bool {
         state.removalMayWaitInPlace(n)
     }
