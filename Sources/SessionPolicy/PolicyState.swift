@@ -165,13 +165,14 @@ struct PolicyState: PolicyReading {
             && index.listened.isEmpty && model.held.isEmpty && model.profileSwitches.isEmpty
     }
 
-    /// `SessionPolicy.startMayWaitInPlace`: the graph is quiet, silent mode is off and no
-    /// session prefers to be spared alerts; the stream is a known output that is not running
+    /// `SessionPolicy.startMayWaitInPlace`: the graph is quiet, silent mode is off, the screen
+    /// is not locked (either silences an ambient stream as it starts) and no session prefers
+    /// to be spared alerts; the stream is a known output that is not running
     /// and the policy holds nothing on; its program captures nothing (its start cannot make it
     /// a call, R43); and its session is managed, mixable, of normal priority, neither an alert
     /// nor transient, and asks for no duck or spoken-audio interruption.
     mutating func startMayWaitInPlace(_ n: NodeID) -> Bool {
-        guard graphIsQuiet, !model.silentMode, index.activeNoAlerts.isEmpty,
+        guard graphIsQuiet, !model.silentMode, !model.screenLocked, index.activeNoAlerts.isEmpty,
               let i = model.streams.index(forKey: n), Self.holdsNothing(&model.streams.values[i]),
               Self.isIdleOutput(&model.streams.values[i]) else { return false }
         let part = ProgramPart(model.streams.values[i])

@@ -250,7 +250,9 @@ public struct SessionPolicy: Sendable {
     /// changes nothing another program waits for: the graph is quiet (as for
     /// `removalMayWaitInPlace`), and the stream's session would become active beside the
     /// others without interrupting, ducking or silencing any (a mixable session of normal
-    /// priority, no alert, no call). Such a start only changes what is published. Read in place.
+    /// priority, no alert, no call), with silent mode off and the screen unlocked (either
+    /// silences an ambient stream as it starts). Such a start only changes what is published.
+    /// Read in place.
     public mutating func startMayWaitInPlace(_ n: NodeID) -> Bool {
         state.startMayWaitInPlace(n)
     }

@@ -209,6 +209,13 @@ func moduleEchoes(of effects: [Effect]) -> [Event] {
     }
 }
 
+/// The streams `policy` knows that are not running, in id order: a property test starts
+/// them (`StopAndRemovalTests.heardDecidingApart`) so that most streams of a random graph play.
+func idleStreams(_ policy: SessionPolicy) -> [NodeID] {
+    let streams = policy.snapshot().streams
+    return streams.keys.sorted().filter { streams[$0]?.running == false }
+}
+
 /// Runs an event sequence through `InvariantChecker`, then removes every stream; returns
 /// the problems found, and the pauses still outstanding at the end.
 func invariantProblems(_ events: [Event], configuration: PolicyConfiguration = PolicyConfiguration()) -> [String] {

@@ -52,9 +52,9 @@ import Testing
                 for echo in moduleEchoes(of: together.handle(event)) { _ = together.handle(echo) }
                 // Most streams play: a removal then meets streams running, and a start others.
                 if case .linkAdded = event {
-                    for n in apart.snapshot().streams.keys.sorted().dropLast() where apart.snapshot().streams[n]?.running == false {
-                        for echo in moduleEchoes(of: apart.handle(.streamRunning(n, true))) { _ = apart.handle(echo) }
-                        for echo in moduleEchoes(of: together.handle(.streamRunning(n, true))) { _ = together.handle(echo) }
+                    for n in idleStreams(apart) where n != apart.snapshot().streams.keys.max() {
+                        _ = StopAndRemovalTests.heardDecidingApart([.streamRunning(n, true)], &apart)
+                        _ = StopAndRemovalTests.heardDecidingApart([.streamRunning(n, true)], &together)
                     }
                 }
             }
@@ -62,26 +62,52 @@ import Testing
         #expect(Self.waited.load(ordering: .relaxed) > before)
     }
 
-    /// What the predicate promises: a start it lets wait is heard by no program. Deciding it
-    /// notifies, pauses, resumes, fades and listens to nothing; only what is published changes.
-    @Test("A start that may wait is heard by no program")
-    func aStartThatMayWaitIsHeardByNoProgram() async {
+    /// Runs random graphs (with `streamsPlay`, every stream starts once linked) and, wherever
+    /// `mayWait` says an event may wait, decides what it stands for (`standsFor`) on a copy:
+    /// no program may hear it, and no stream that stays changes its gain. Returns how many
+    /// such events it found.
+    static func waitingEventsHeardByNoProgram(streamsPlay: Bool, mayWait: @escaping @Sendable (SessionPolicy, Event) -> Bool,
+                                              standsFor: @escaping @Sendable (SessionPolicy, Event) -> [Event]) async -> Int {
         let found = Atomic<Int>(0)
         await propertyCheck(count: 400, input: RandomGraph.sequences) { codes in
             var policy = SessionPolicy()
             for code in codes {
                 let event = RandomGraph.event(code)
-                if case .streamRunning(let n, true) = event, policy.startMayWait(n) {
+                if mayWait(policy, event) {
                     found.add(1, ordering: .relaxed)
                     var probe = policy
-                    let heard = StopAndRemovalTests.heardDecidingApart([event], &probe)
+                    let heard = StopAndRemovalTests.heardDecidingApart(standsFor(policy, event), &probe)
                     #expect(heard.isEmpty, "\(event): \(heard)")
-                    guard heard.isEmpty else { return }
+                    // Nor is another stream ducked or silenced (a gain is heard too).
+                    let before = policy.snapshot().streams, after = probe.snapshot().streams
+                    let regained = before.keys.sorted().filter { m in
+                        guard let b = before[m], let a = after[m] else { return false }
+                        return b.duckGain != a.duckGain || b.silenced != a.silenced
+                    }
+                    #expect(regained.isEmpty, "\(event): gains of \(regained)")
+                    guard heard.isEmpty && regained.isEmpty else { return }
                 }
-                for echo in moduleEchoes(of: policy.handle(event)) { _ = policy.handle(echo) }
+                _ = StopAndRemovalTests.heardDecidingApart([event], &policy)
+                if streamsPlay, case .linkAdded = event {
+                    for n in idleStreams(policy) { _ = StopAndRemovalTests.heardDecidingApart([.streamRunning(n, true)], &policy) }
+                }
             }
         }
-        #expect(found.load(ordering: .relaxed) > 0)
+        return found.load(ordering: .relaxed)
+    }
+
+    /// What the predicate promises: a start it lets wait is heard by no program. Deciding it
+    /// notifies, pauses, resumes, fades and listens to nothing; only what is published changes.
+    @Test("A start that may wait is heard by no program")
+    func aStartThatMayWaitIsHeardByNoProgram() async {
+        let found = await Self.waitingEventsHeardByNoProgram(
+            streamsPlay: false,
+            mayWait: { policy, event in
+                if case .streamRunning(let n, true) = event { return policy.startMayWait(n) }
+                return false
+            },
+            standsFor: { _, event in [event] })
+        #expect(found > 0)
     }
 
     /// What the predicate promises: a removal it lets wait is heard by no program. Deciding
@@ -89,28 +115,17 @@ import Testing
     /// is published changes.
     @Test("A removal that may wait is heard by no program")
     func aRemovalThatMayWaitIsHeardByNoProgram() async {
-        let found = Atomic<Int>(0)
-        await propertyCheck(count: 400, input: RandomGraph.sequences) { codes in
-            var policy = SessionPolicy()
-            for code in codes {
-                let event = RandomGraph.event(code)
-                if case .streamRemoved(let n) = event, policy.removalMayWait(n) {
-                    found.add(1, ordering: .relaxed)
-                    var probe = policy
-                    let stopped = probe.snapshot().streams[n]?.running == true
-                    let heard = StopAndRemovalTests.heardDecidingApart((stopped ? [.streamRunning(n, false)] : []) + [event], &probe)
-                    #expect(heard.isEmpty, "\(event): \(heard)")
-                    guard heard.isEmpty else { return }
-                }
-                for echo in moduleEchoes(of: policy.handle(event)) { _ = policy.handle(echo) }
-                if case .linkAdded = event {
-                    for n in policy.snapshot().streams.keys.sorted() where policy.snapshot().streams[n]?.running == false {
-                        for echo in moduleEchoes(of: policy.handle(.streamRunning(n, true))) { _ = policy.handle(echo) }
-                    }
-                }
-            }
-        }
-        #expect(found.load(ordering: .relaxed) > 0)
+        let found = await Self.waitingEventsHeardByNoProgram(
+            streamsPlay: true,
+            mayWait: { policy, event in
+                if case .streamRemoved(let n) = event { return policy.removalMayWait(n) }
+                return false
+            },
+            standsFor: { policy, event in
+                guard case .streamRemoved(let n) = event, policy.snapshot().streams[n]?.running == true else { return [event] }
+                return [.streamRunning(n, false), event]
+            })
+        #expect(found > 0)
     }
 
     /// A call ends, a paused stream leaves, a stream starts during a call: none of these may wait.
