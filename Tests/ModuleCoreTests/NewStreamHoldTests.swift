@@ -8,6 +8,18 @@ import Testing
 final class DeferringTimingEffectSink: RecordingEffectSink {
     override var defers: Bool { true }
     override var timers: Bool { true }
+
+    /// A core on this sink, publishing every 20 ms on `clock`, that knows the recorded idle
+    /// graph and the music client (its effects taken).
+    func core(clock: TestClock) -> ModuleCore {
+        var c = PolicyConfiguration()
+        c.publishIntervalMilliseconds = 20
+        let core = ModuleCore(configuration: c, effects: self, clock: { clock.nanoseconds })
+        for e in Recorded.idleGraph { core.handle(e) }
+        core.handle(.clientAdded(ClientID(Recorded.musicClientID), Recorded.musicClient))
+        _ = take()
+        return core
+    }
 }
 
 /// A new stream carries no sound before it is linked: the core holds it until its first
@@ -20,13 +32,7 @@ final class DeferringTimingEffectSink: RecordingEffectSink {
     static let stream = NodeID(Recorded.musicStreamID), client = ClientID(Recorded.musicClientID)
 
     init() {
-        var c = PolicyConfiguration()
-        c.publishIntervalMilliseconds = 20
-        let clock = self.clock
-        core = ModuleCore(configuration: c, effects: sink, clock: { clock.nanoseconds })
-        for e in Recorded.idleGraph { core.handle(e) }
-        core.handle(.clientAdded(Self.client, Recorded.musicClient))
-        _ = sink.take()
+        core = sink.core(clock: clock)
     }
 
     var added: Event {

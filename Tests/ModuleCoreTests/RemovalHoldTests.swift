@@ -26,12 +26,7 @@ import Testing
     }
 
     init() {
-        var c = PolicyConfiguration()
-        c.publishIntervalMilliseconds = 20
-        let clock = self.clock
-        core = ModuleCore(configuration: c, effects: sink, clock: { clock.nanoseconds })
-        for e in Recorded.idleGraph { core.handle(e) }
-        core.handle(.clientAdded(Self.client, Recorded.musicClient))
+        core = sink.core(clock: clock)
         play(Self.first, links: Recorded.musicLinks)
         endTheWait()
         #expect(core.policy.snapshot().streams[Self.first]?.running == true)

@@ -39,9 +39,9 @@ import Testing
                 for echo in moduleEchoes(of: together.handle(event)) { _ = together.handle(echo) }
                 // Streams play: a new stream's decision then meets others running.
                 if case .linkAdded = event {
-                    for n in apart.snapshot().streams.keys.sorted() where apart.snapshot().streams[n]?.running == false {
-                        for echo in moduleEchoes(of: apart.handle(.streamRunning(n, true))) { _ = apart.handle(echo) }
-                        for echo in moduleEchoes(of: together.handle(.streamRunning(n, true))) { _ = together.handle(echo) }
+                    for n in idleStreams(apart) {
+                        _ = StopAndRemovalTests.heardDecidingApart([.streamRunning(n, true)], &apart)
+                        _ = StopAndRemovalTests.heardDecidingApart([.streamRunning(n, true)], &together)
                     }
                 }
             }
