@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,9 +73,10 @@
  * the streams that play into it.
  *
  * Property changes of clients, streams and endpoints are debounced: the core
- * holds the latest per object and decides them on the loop's next turn, so a
- * burst of updates is decided once. Every other event (a stream starting, a
- * sink going away) is decided at once, after the held changes.
+ * holds the latest per object and decides them once the loop has handled the
+ * messages at hand, before it waits for more, so a burst of updates is decided
+ * once. Every other event (a stream starting, a sink going away) is decided at
+ * once, after the held changes.
  *
  * ## Module Options
  *
@@ -262,8 +264,9 @@ struct client_entry {
 	struct pw_resource *own;
 	struct spa_hook own_listener;		/**< the resource's methods */
 	struct spa_hook own_resource_listener;	/**< its destroy */
-	/* Held until the loop's next turn (impl->held_clients): a client that rewrites
-	 * its properties many times in a burst is read once, as it stands then. */
+	/* Held until the loop has handled the messages at hand (impl->held_clients): a
+	 * client that rewrites its properties many times in a burst is read once, as it
+	 * stands then. */
 	struct spa_list held_link;
 	bool held;
 	bool props_changed;			/**< its properties changed */
@@ -305,7 +308,13 @@ struct impl {
 	struct as_gains gains;
 	struct as_probes probes;	/**< R43: whether a capturing program's outputs carry sound */
 	as_core *core;
-	struct spa_source *flush_event;	/**< decides held property changes (debouncing) */
+	/* Held property changes are decided once the loop has handled the messages at hand:
+	 * in its hook before it waits again (no event file to write and read per burst). */
+	struct spa_hook loop_hook;
+	bool loop_hooked;
+	pthread_t loop_thread;		/**< the main loop's (the module is loaded there) */
+	bool flush_pending;		/**< the hook decides held changes before the loop waits */
+	struct spa_source *flush_event;	/**< the same, when a flush asks for another one */
 	bool flushing;			/**< handing held client changes to the core, which decides them next */
 
 	struct spa_list nodes;
@@ -350,6 +359,7 @@ static struct as_props props_of(const struct spa_dict *dict)
 /* ---- held client changes ------------------------------------------------------ */
 
 static void flush_held_clients(struct impl *impl);
+static void request_flush(struct impl *impl);
 
 /** The core, for an event: the client changes held so far reach it first, so it sees
  * the graph in the order things happened. */
@@ -573,8 +583,8 @@ static void effect_log(void *data, enum as_log_level level, const char *message)
 	}
 }
 
-/* Property changes are held by the core and decided on the loop's next turn,
- * once the messages at hand (a burst of updates) have all been handled. */
+/* Property changes are held by the core and decided once the messages at hand
+ * (a burst of updates) have all been handled, before the loop waits again. */
 static void effect_schedule_flush(void *data)
 {
 	struct impl *impl = data;
@@ -582,8 +592,7 @@ static void effect_schedule_flush(void *data)
 	 * at once: another turn of the loop would find nothing held. */
 	if (impl->flushing)
 		return;
-	if (impl->flush_event != NULL)
-		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
+	request_flush(impl);
 }
 
 static void timer_free(struct timer_entry *t)
@@ -650,15 +659,58 @@ arm:
 	pw_loop_update_timer(loop, t->source, &value, NULL, false);
 }
 
-static void on_flush(void *data, uint64_t count)
+static void flush_now(struct impl *impl)
 {
-	struct impl *impl = data;
+	impl->flush_pending = false;
 	if (impl->core == NULL)
 		return;
 	impl->flushing = true;
 	flush_held_clients(impl);
 	impl->flushing = false;
 	as_core_flush(impl->core);
+}
+
+static void on_flush(void *data, uint64_t count)
+{
+	flush_now(data);
+}
+
+/* Runs in the main loop's thread after each turn's events, before the loop waits for
+ * more: held changes are decided there. The loop also runs its hooks in another thread
+ * that waits for it (a blocking call into the main loop): nothing is decided there, and
+ * the main loop's next turn decides instead. A flush that asks for another one (its
+ * effects changed a client's properties) gets a turn of its own. */
+static void on_loop_before(void *data)
+{
+	struct impl *impl = data;
+	if (!impl->flush_pending || !pthread_equal(pthread_self(), impl->loop_thread))
+		return;
+	flush_now(impl);
+	if (impl->flush_pending && impl->flush_event != NULL)
+		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
+}
+
+static void on_loop_after(void *data)
+{
+}
+
+/* PipeWire 1.x takes hooks with both callbacks only. */
+static const struct spa_loop_control_hooks loop_hooks = {
+	SPA_VERSION_LOOP_CONTROL_HOOKS,
+	.before = on_loop_before,
+	.after = on_loop_after,
+};
+
+/** Asks for held changes to be decided once the messages at hand are handled: by the
+ * loop's hook, or by an event of the loop's where the hook could not be added. */
+static void request_flush(struct impl *impl)
+{
+	if (impl->loop_hooked) {
+		impl->flush_pending = true;
+		return;
+	}
+	if (impl->flush_event != NULL)
+		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
 }
 
 static const struct as_core_effects core_effects = {
@@ -957,7 +1009,7 @@ static void add_node(struct impl *impl, struct pw_global *global)
 
 /* ---- clients --------------------------------------------------------------- */
 
-/** Holds `c`'s changes until the loop's next turn (the latest change last). */
+/** Holds `c`'s changes until the messages at hand are handled (the latest change last). */
 static void client_hold(struct client_entry *c)
 {
 	struct impl *impl = c->impl;
@@ -967,8 +1019,8 @@ static void client_hold(struct client_entry *c)
 		spa_list_remove(&c->held_link);
 	c->held = true;
 	spa_list_append(&impl->held_clients, &c->held_link);
-	if (first && impl->flush_event != NULL)
-		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
+	if (first)
+		request_flush(impl);
 }
 
 static void client_release(struct client_entry *c)
@@ -1097,7 +1149,8 @@ static bool is_request_key(const char *key)
 }
 
 /* Runs after the daemon applied the update (its listener was added first). Only the
- * request keys are kept, the latest value of each, until the loop's next turn. */
+ * request keys are kept, the latest value of each, until the messages at hand are
+ * handled. */
 static int own_update_properties(void *data, const struct spa_dict *dict)
 {
 	struct client_entry *c = data;
@@ -1557,6 +1610,11 @@ static void impl_destroy(struct impl *impl)
 	impl->node_index = NULL;
 	impl->node_index_size = 0;
 	as_gains_clear(&impl->gains);
+	if (impl->loop_hooked) {
+		spa_hook_remove(&impl->loop_hook);
+		impl->loop_hooked = false;
+	}
+	impl->flush_pending = false;
 	if (impl->flush_event)
 		pw_loop_destroy_source(pw_context_get_main_loop(impl->context), impl->flush_event);
 	if (impl->recreate_event)
@@ -1656,6 +1714,12 @@ int pipewire__module_init(struct pw_impl_module *module, const char *args)
 		res = -errno;
 		goto error;
 	}
+	impl->loop_thread = pthread_self();
+	pw_loop_add_hook(pw_context_get_main_loop(context), &impl->loop_hook, &loop_hooks, impl);
+	/* A loop that refused the hook leaves it unlinked: the event decides then. */
+	impl->loop_hooked = impl->loop_hook.link.next != NULL;
+	if (!impl->loop_hooked)
+		pw_log_info("the main loop took no hook: held changes are decided by an event");
 
 	p = props_of(&impl->args->dict);
 	impl->core = as_core_new(&p, &core_effects, impl, error, sizeof(error));

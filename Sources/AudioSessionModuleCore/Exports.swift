@@ -114,7 +114,7 @@ public func as_core_client_own_properties(_ p: OpaquePointer?, _ id: UInt32, _ p
 
 @_cdecl("as_core_classify_node")
 public func as_core_classify_node(_ mediaClass: UnsafePointer<CChar>?) -> as_node_class {
-    guard let mediaClass, let c = NodeClass(mediaClass: String(cString: mediaClass)) else { return AS_NODE_OTHER }
+    guard let mediaClass, let c = NodeClass(mediaClass: mediaClass) else { return AS_NODE_OTHER }
     switch c {
     case .stream(.output): return AS_NODE_STREAM_OUTPUT
     case .stream(.input): return AS_NODE_STREAM_INPUT

@@ -143,6 +143,9 @@ public final class ModuleCore {
         }
     }
     @exclusivity(unchecked) var pendingOrder: UInt64 = 0
+    /// The object whose change was held last (`isLastHeld`), read without copying a held
+    /// change out of the table (its event's payload retained and released again).
+    @exclusivity(unchecked) var lastHeld: PendingObject?
 
     enum PendingObject: Hashable {
         case client(ClientID), stream(NodeID), endpoint(NodeID)
@@ -252,6 +255,7 @@ public final class ModuleCore {
             // Held new streams, starts and removals do not ask for the loop's next turn: they wait.
             if pendingChanges.count == waitingHeld { effects.schedule_flush?(data) }
             pendingOrder &+= 1
+            lastHeld = object
             pendingChanges[object] = HeldChange(pendingOrder, event)
             return
         }
@@ -376,13 +380,14 @@ public final class ModuleCore {
 
     /// Whether `object`'s change is held and nothing was held after it.
     func isLastHeld(_ object: PendingObject) -> Bool {
-        pendingChanges[object]?.order == pendingOrder
+        lastHeld == object && pendingChanges.index(forKey: object) != nil
     }
 
     /// Holds a new stream, a start or a removal that waits for what follows it
     /// (`waitingHeld`); the first one starts the wait.
     func holdWaiting(_ object: PendingObject, _ event: Event) {
         pendingOrder &+= 1
+        lastHeld = object
         pendingChanges[object] = HeldChange(pendingOrder, event)
         waitingHeld += 1
         if heldWaitDue == nil {

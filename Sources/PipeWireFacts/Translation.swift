@@ -137,13 +137,24 @@ public enum NodeClass: Sendable, Equatable {
 
     /// nil for a node the policy has nothing to do with (video, MIDI, a driver).
     public init?(mediaClass: String) {
-        switch mediaClass {
-        case "Stream/Output/Audio": self = .stream(.output)
-        // A sink's monitor recorder too: the policy decides it is no session.
-        case "Stream/Input/Audio": self = .stream(.input)
-        case "Audio/Sink", "Audio/Duplex": self = .endpoint(.sink)
-        case "Audio/Source", "Audio/Source/Virtual": self = .endpoint(.source)
-        default: return nil
+        guard let c = mediaClass.withCString({ NodeClass(mediaClass: $0) }) else { return nil }
+        self = c
+    }
+
+    /// The same, read from the node's C string where it lies (no string is made for each
+    /// node the daemon announces).
+    public init?(mediaClass s: UnsafePointer<CChar>) {
+        if Translation.cString(s, is: "Stream/Output/Audio") {
+            self = .stream(.output)
+        } else if Translation.cString(s, is: "Stream/Input/Audio") {
+            // A sink's monitor recorder too: the policy decides it is no session.
+            self = .stream(.input)
+        } else if Translation.cString(s, is: "Audio/Sink") || Translation.cString(s, is: "Audio/Duplex") {
+            self = .endpoint(.sink)
+        } else if Translation.cString(s, is: "Audio/Source") || Translation.cString(s, is: "Audio/Source/Virtual") {
+            self = .endpoint(.source)
+        } else {
+            return nil
         }
     }
 }

@@ -3,10 +3,19 @@
 /// held one entry per client or session would keep room for a thousand. The policy's
 /// tables are sized again to what they hold once that is under a quarter of their room.
 
+/// The check is inlined where it is called, for the table's own types: an unspecialized
+/// generic call looks up the table's type metadata at run time, which cost more than the
+/// check itself on every link the daemon removed.
 extension Dictionary {
     /// Storage for what it holds, when that is under a quarter of its room.
+    @inlinable
     public mutating func shrinkIfSparse() {
         guard capacity > Compaction.smallestShrunk, count < capacity / 4 else { return }
+        shrink()
+    }
+
+    @usableFromInline
+    mutating func shrink() {
         var smaller = Self(minimumCapacity: count)
         for (k, v) in self { smaller[k] = v }
         self = smaller
@@ -15,16 +24,24 @@ extension Dictionary {
 
 extension Set {
     /// Storage for what it holds, when that is under a quarter of its room.
+    @inlinable
     public mutating func shrinkIfSparse() {
         guard capacity > Compaction.smallestShrunk, count < capacity / 4 else { return }
+        shrink()
+    }
+
+    @usableFromInline
+    mutating func shrink() {
         var smaller = Self(minimumCapacity: count)
         for e in self { smaller.insert(e) }
         self = smaller
     }
 }
 
+@usableFromInline
 enum Compaction {
     /// Tables with room for this many entries or fewer are left as they are.
+    @usableFromInline
     static let smallestShrunk = 64
 }
 

@@ -74,7 +74,8 @@ struct as_core_effects {
 	/** A line for the module's log topic. */
 	void (*log)(void *data, enum as_log_level level, const char *message);
 	/* Since version 2. */
-	/** Call as_core_flush() soon, from the same loop (its next turn). When set,
+	/** Call as_core_flush() soon, from the same loop, once it has handled the
+	 * events at hand (before it waits for more). When set,
 	 * property changes (client, stream, endpoint) are held until then and
 	 * decided once on the settled properties; NULL decides each at once. */
 	void (*schedule_flush)(void *data);
