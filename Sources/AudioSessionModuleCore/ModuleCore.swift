@@ -43,8 +43,9 @@ public final class ModuleCore {
     /// When the state was last written (ns, `clock`): publications wait until an interval
     /// has passed since. Nil before the first write.
     @exclusivity(unchecked) var lastWrite: UInt64?
-    /// New legacy (stream) sessions not written yet, with when they are written at the latest
-    /// (ns, `clock`): `youngHoldFactor` intervals after their first publication. A stream's
+    /// New legacy (stream) sessions not written yet, with when their wait ends (ns, `clock`):
+    /// `youngHoldFactor` intervals after their first publication. The graph's first event in
+    /// the wait's last interval writes them, or the timer one interval after it. A stream's
     /// first moments change its state several times (made without a route, linked, playing),
     /// and a short-lived one (a notification sound, a browser's probe) goes again soon: held,
     /// its state is written once, settled, or never. Declared sessions are not held: their
@@ -779,10 +780,13 @@ public final class ModuleCore {
     func writeHeldPublicationsIfDue() {
         let now = clock()
         defer { settlePublishTimer(at: now) }
-        // New sessions whose wait is over are written now, with what else is held.
+        // New sessions whose wait is over, or ends within the next interval, are written
+        // now, with what else is held: the graph's event carries them, and the timer that
+        // would write them one interval after their wait does not wake the daemon.
         var matured = false
-        if youngQueueHead < youngQueue.count, youngQueue[youngQueueHead].due <= now {
-            matured = promoteYoungKeys(at: now)
+        let soon = now &+ intervalNanoseconds
+        if youngQueueHead < youngQueue.count, youngQueue[youngQueueHead].due <= soon {
+            matured = promoteYoungKeys(at: soon)
         }
         guard !heldKeys.isEmpty else { return }
         let passed = intervalPassed(at: now)

@@ -353,9 +353,10 @@ final class TestClock: @unchecked Sendable {
         #expect(removal.count == 1 && removal.first?.value == nil, "\(removal)")
     }
 
-    /// The graph's first event after a new session's wait writes it: the timer, there for
-    /// when no event comes, is parked rather than left to wake the daemon for nothing.
-    @Test func aNewLegacyStreamIsWrittenByTheFirstEventAfterItsWaitAndTheTimerIsParked() throws {
+    /// The graph's first event in the last interval of a new session's wait, or after it,
+    /// writes it: the timer, there for when no event comes, is parked rather than left to
+    /// wake the daemon for nothing.
+    @Test func aNewLegacyStreamIsWrittenByTheFirstEventNearTheEndOfItsWaitAndTheTimerIsParked() throws {
         clock.advance(milliseconds: 25)
         let start = clock.nanoseconds
         let c = ClientID(300), n = NodeID(301)
@@ -364,13 +365,13 @@ final class TestClock: @unchecked Sendable {
         core.handle(.streamRunning(n, true))
         #expect(sessionWrites(sink.take(), subject: n.raw).isEmpty)
         #expect(pendingPublishTimer != nil)
-        // Just before the wait ends, an event of the graph (the music linked once more) leaves
-        // it waiting.
-        clock.nanoseconds = start + 99_000_000
+        // More than an interval before the wait ends, an event of the graph (the music
+        // linked once more) leaves it waiting.
+        clock.nanoseconds = start + 79_000_000
         core.handle(.linkAdded(LinkID(900), output: NodeID(Self.music), input: NodeID(Recorded.headphonesID)))
         #expect(sessionWrites(sink.take(), subject: n.raw).isEmpty)
-        // The first event after it writes it, settled.
-        clock.nanoseconds = start + 100_000_000
+        // The first event in the wait's last interval writes it, settled.
+        clock.nanoseconds = start + 81_000_000
         core.handle(.linkRemoved(LinkID(900)))
         let calls = sink.take()
         let writes = sessionWrites(calls, subject: n.raw)
