@@ -885,8 +885,8 @@ def md_daemon(res):
         w(f"Property updates: one client rewrites its own properties as fast as the daemon takes them "
           f"(`Tests/Fixtures/prop-flood.c`, a round trip every 100 updates): {counts.get('activation', 0):,} bumps of "
           f"`audio.session.activation-request` of a declared playback session (what every `setActive` sends), then "
-          f"{counts.get('silent', 0):,} flips of `audio.session.control.silent-mode`. The module reads a burst once, on the "
-          "loop's next turn, as it stands then.")
+          f"{counts.get('silent', 0):,} flips of `audio.session.control.silent-mode`. The module reads a burst once, when the "
+          "daemon's loop has handled the messages at hand, as it stands then.")
         w("")
     ratios = cost_ratios(mod, base)
     if ratios:
