@@ -675,6 +675,13 @@ static void on_flush(void *data, uint64_t count)
 	flush_now(data);
 }
 
+/** The loop's next turn decides the held changes (`on_flush`). */
+static void flush_by_event(struct impl *impl)
+{
+	if (impl->flush_event != NULL)
+		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
+}
+
 /* Runs in the main loop's thread after each turn's events, before the loop waits for
  * more: held changes are decided there. The loop also runs its hooks in another thread
  * that waits for it (a blocking call into the main loop): nothing is decided there, and
@@ -686,8 +693,8 @@ static void on_loop_before(void *data)
 	if (!impl->flush_pending || !pthread_equal(pthread_self(), impl->loop_thread))
 		return;
 	flush_now(impl);
-	if (impl->flush_pending && impl->flush_event != NULL)
-		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
+	if (impl->flush_pending)
+		flush_by_event(impl);
 }
 
 static void on_loop_after(void *data)
@@ -705,12 +712,10 @@ static const struct spa_loop_control_hooks loop_hooks = {
  * loop's hook, or by an event of the loop's where the hook could not be added. */
 static void request_flush(struct impl *impl)
 {
-	if (impl->loop_hooked) {
+	if (impl->loop_hooked)
 		impl->flush_pending = true;
-		return;
-	}
-	if (impl->flush_event != NULL)
-		pw_loop_signal_event(pw_context_get_main_loop(impl->context), impl->flush_event);
+	else
+		flush_by_event(impl);
 }
 
 static const struct as_core_effects core_effects = {

@@ -255,9 +255,7 @@ public final class ModuleCore {
         if defersPropertyChanges, let object = Self.coalescing(event) {
             // Held new streams, starts and removals do not ask for the loop's next turn: they wait.
             if pendingChanges.count == waitingHeld { effects.schedule_flush?(data) }
-            pendingOrder &+= 1
-            lastHeld = object
-            pendingChanges[object] = HeldChange(pendingOrder, event)
+            hold(object, event)
             return
         }
         if holdsNewStreams {
@@ -384,12 +382,18 @@ public final class ModuleCore {
         lastHeld == object && pendingChanges.index(forKey: object) != nil
     }
 
-    /// Holds a new stream, a start or a removal that waits for what follows it
-    /// (`waitingHeld`); the first one starts the wait.
-    func holdWaiting(_ object: PendingObject, _ event: Event) {
+    /// Holds `object`'s change, after everything held before it (its latest change replaces
+    /// an earlier one's place).
+    func hold(_ object: PendingObject, _ event: Event) {
         pendingOrder &+= 1
         lastHeld = object
         pendingChanges[object] = HeldChange(pendingOrder, event)
+    }
+
+    /// Holds a new stream, a start or a removal that waits for what follows it
+    /// (`waitingHeld`); the first one starts the wait.
+    func holdWaiting(_ object: PendingObject, _ event: Event) {
+        hold(object, event)
         waitingHeld += 1
         if heldWaitDue == nil {
             let now = clock()
