@@ -56,6 +56,11 @@ public final class ModuleCore {
     /// came again with another due time, is passed over.
     @exclusivity(unchecked) var youngQueue: [(key: PublishedKey, due: UInt64)] = []
     @exclusivity(unchecked) var youngQueueHead = 0
+    /// New sessions whose wait ended while a change of their stream waited to be decided
+    /// (its start, held for what follows it): written once the waiting changes are decided,
+    /// with the state they leave, not once before with the state they are about to change.
+    /// Entries are passed over as the queue's are.
+    @exclusivity(unchecked) var youngAfterWaiting: [(key: PublishedKey, due: UInt64)] = []
     /// The graph's port links by the nodes they join (`NodeLinks`): what the policy hears of links.
     @exclusivity(unchecked) var nodeLinks = NodeLinks()
     /// Legacy sessions' keys whose removal is held (written with the next held keys).
@@ -517,6 +522,7 @@ public final class ModuleCore {
         heldRemovals = []
         youngQueue = []
         youngQueueHead = 0
+        youngAfterWaiting = []
         // The new object is empty: all of it is written now, new sessions too.
         writesThrough = true
         notifying = true
@@ -644,7 +650,10 @@ public final class ModuleCore {
             if removes {
                 // Never written: nothing to remove.
                 if youngKeys.removeValue(forKey: key) != nil {
-                    if youngKeys.isEmpty { emptyYoungQueue() }
+                    if youngKeys.isEmpty {
+                        emptyYoungQueue()
+                        youngAfterWaiting.removeAll(keepingCapacity: youngAfterWaiting.capacity <= 64)
+                    }
                     return
                 }
             } else if notifying {
@@ -705,10 +714,22 @@ public final class ModuleCore {
     @discardableResult
     func promoteYoungKeys(at now: UInt64) -> Bool {
         var promoted = false
+        if waitingHeld == 0, !youngAfterWaiting.isEmpty {
+            for entry in youngAfterWaiting where youngKeys[entry.key] == entry.due {
+                youngKeys.removeValue(forKey: entry.key)
+                heldKeys.insert(entry.key)
+                promoted = true
+            }
+            youngAfterWaiting.removeAll(keepingCapacity: youngAfterWaiting.capacity <= 64)
+        }
         while youngQueueHead < youngQueue.count, youngQueue[youngQueueHead].due <= now {
             let entry = youngQueue[youngQueueHead]
             youngQueueHead += 1
             guard youngKeys[entry.key] == entry.due else { continue }
+            if waitingHeld > 0, streamChangeWaits(entry.key) {
+                youngAfterWaiting.append(entry)
+                continue
+            }
             youngKeys.removeValue(forKey: entry.key)
             heldKeys.insert(entry.key)
             promoted = true
@@ -720,6 +741,13 @@ public final class ModuleCore {
             youngQueueHead = 0
         }
         return promoted
+    }
+
+    /// Whether `key` is a stream's session whose stream's start or removal is held, waiting
+    /// for what follows it: its state is about to change.
+    func streamChangeWaits(_ key: PublishedKey) -> Bool {
+        guard case .session(.stream(let n)) = key else { return false }
+        return pendingChanges.index(forKey: .started(n)) != nil || pendingChanges.index(forKey: .removed(n)) != nil
     }
 
     /// Forgets the queue's entries (all passed over or stale), keeping a small one's room.
@@ -756,6 +784,8 @@ public final class ModuleCore {
             due = min(due ?? backstop, backstop)
         }
         if let waiting = heldWaitDue { due = min(due ?? waiting, waiting) }
+        // New sessions that waited for their streams' changes, decided since: written now.
+        if waitingHeld == 0 && !youngAfterWaiting.isEmpty { due = now }
         guard let due else {
             if publishTimerDue != nil {
                 publishTimerDue = nil
@@ -789,7 +819,8 @@ public final class ModuleCore {
         // would write them one interval after their wait does not wake the daemon.
         var matured = false
         let soon = now &+ intervalNanoseconds
-        if youngQueueHead < youngQueue.count, youngQueue[youngQueueHead].due <= soon {
+        if (youngQueueHead < youngQueue.count && youngQueue[youngQueueHead].due <= soon)
+            || (waitingHeld == 0 && !youngAfterWaiting.isEmpty) {
             matured = promoteYoungKeys(at: soon)
         }
         guard !heldKeys.isEmpty else { return }

@@ -60,6 +60,21 @@ import Testing
         return clock.nanoseconds - start
     }
 
+    /// Runs the publishing timer out, as the module's loop would, until it is parked.
+    func runThePublishingTimerOut() {
+        while let i = sink.timerRequests.lastIndex(where: { $0.token == Self.token && $0.milliseconds != ModuleCore.parkedMilliseconds }) {
+            let request = sink.timerRequests.remove(at: i)
+            sink.timerRequests.removeAll { $0.token == Self.token }
+            clock.advance(milliseconds: UInt64(request.milliseconds))
+            core.timerFired(Self.token)
+        }
+    }
+
+    /// The writes of stream `n`'s session among `calls`.
+    func sessionWrites(_ calls: [EffectCall], _ n: NodeID) -> [MetadataWrite] {
+        calls.metadataWrites.filter { $0.key == "audio-session.session" && $0.subject == n.raw }
+    }
+
     /// The daemon destroys a running stream: it stops it, removes it, then its links.
     func destroy(_ n: NodeID, links: [UInt32]) {
         core.handle(.streamRunning(n, false))
@@ -105,6 +120,36 @@ import Testing
         #expect(!core.policy.hasStream(Self.first))
         #expect(core.policy.hasStream(second))
         #expect(core.pendingChangeCount == 0)
+    }
+
+    /// A program that keeps replacing its streams, each made once the last one plays: the
+    /// new stream's session, whose wait ends while the stream's start still waits for the
+    /// next replacement, is written once, playing, when that start is decided; not first
+    /// with the state the start is about to change.
+    @Test func aNewSessionWhoseStartWaitsIsWrittenOnceWhenTheStartIsDecided() throws {
+        // Whatever the first stream left to write is written.
+        runThePublishingTimerOut()
+        clock.advance(milliseconds: 20)
+        _ = sink.take()
+        play(Self.next, links: [80, 81])
+        #expect(core.pendingChangeCount == 1, "the start waits")
+        // The new session's wait (100 ms) ends within the next interval: the first stream
+        // goes now, and its stop and removal wait too.
+        clock.advance(milliseconds: 95)
+        destroy(Self.first, links: Recorded.musicLinks)
+        var calls = sink.take()
+        #expect(sessionWrites(calls, Self.next).isEmpty, "\(calls)")
+        // The next stream and its link: the start is decided with them, and written.
+        let second = NodeID(71)
+        core.handle(.streamAdded(second, client: Self.client, direction: .output, Self.chime))
+        core.handle(.linkAdded(LinkID(82), output: second, input: Self.headphones))
+        calls = sink.take()
+        let writes = sessionWrites(calls, Self.next)
+        #expect(writes.count == 1, "\(calls)")
+        #expect(try #require(writes.first?.value).bool("playing") == true)
+        // Nothing else is left to write it again.
+        runThePublishingTimerOut()
+        #expect(sessionWrites(sink.take(), Self.next).isEmpty)
     }
 
     /// PipeWire gives a new node the id of one just removed: the new stream, its link and its
