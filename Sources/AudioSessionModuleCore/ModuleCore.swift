@@ -57,8 +57,9 @@ public final class ModuleCore {
     @exclusivity(unchecked) var youngQueue: [(key: PublishedKey, due: UInt64)] = []
     @exclusivity(unchecked) var youngQueueHead = 0
     /// New sessions whose wait ended while a change of their stream waited to be decided
-    /// (its start, held for what follows it): written once the waiting changes are decided,
-    /// with the state they leave, not once before with the state they are about to change.
+    /// (its start or removal, held for what follows it): written once the waiting changes
+    /// are decided (a removed stream's session never is), with the state they leave, not
+    /// once before with the state they are about to change.
     /// Entries are passed over as the queue's are.
     @exclusivity(unchecked) var youngAfterWaiting: [(key: PublishedKey, due: UInt64)] = []
     /// The graph's port links by the nodes they join (`NodeLinks`): what the policy hears of links.

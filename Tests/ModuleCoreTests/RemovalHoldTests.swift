@@ -152,6 +152,24 @@ import Testing
         #expect(sessionWrites(sink.take(), Self.next).isEmpty)
     }
 
+    /// A new stream that goes as its session's wait ends, while its start waits: its stop
+    /// and removal wait too, and its session, never written, is never written.
+    @Test func aNewSessionWhoseStreamGoesWhileItsStartWaitsIsNeverWritten() {
+        runThePublishingTimerOut()
+        clock.advance(milliseconds: 20)
+        _ = sink.take()
+        play(Self.next, links: [80, 81])
+        #expect(core.pendingChangeCount == 1, "the start waits")
+        clock.advance(milliseconds: 95)
+        destroy(Self.next, links: [80, 81])
+        #expect(core.pendingChangeCount == 2, "the start and the removal wait")
+        runThePublishingTimerOut()
+        #expect(!core.policy.hasStream(Self.next))
+        #expect(core.pendingChangeCount == 0)
+        let calls = sink.take()
+        #expect(sessionWrites(calls, Self.next).isEmpty, "\(calls)")
+    }
+
     /// PipeWire gives a new node the id of one just removed: the new stream, its link and its
     /// quick end wait after the old one's removal and are decided in order.
     @Test func aNewStreamWithTheIdOfOneWhoseRemovalWaitsIsDecidedAfterIt() {
