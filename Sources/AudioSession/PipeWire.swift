@@ -143,21 +143,24 @@ final class PipeWireConnection: @unchecked Sendable {
 
     var isConnected: Bool { locked { core != nil } }
 
-    /// Whether the socket pw_context_connect would use exists: `PIPEWIRE_REMOTE`
-    /// (a name, default `pipewire-0`, or an absolute path) in `PIPEWIRE_RUNTIME_DIR`,
-    /// else `XDG_RUNTIME_DIR`.
+    /// Whether a socket pw_context_connect would try exists (`serverSocketPaths`).
     static func serverSocketExists() -> Bool {
-        let env = ProcessInfo.processInfo.environment
+        serverSocketPaths(environment: ProcessInfo.processInfo.environment).contains { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// The sockets pw_context_connect tries, in its order: `PIPEWIRE_REMOTE` (a name,
+    /// default `pipewire-0`, or an absolute path, tried alone); a name in the first of
+    /// `PIPEWIRE_RUNTIME_DIR`, `XDG_RUNTIME_DIR` and `USERPROFILE` that is set, then in the
+    /// system's directory, `/run/pipewire` (even with no runtime directory at all).
+    static func serverSocketPaths(environment env: [String: String]) -> [String] {
         let name = env["PIPEWIRE_REMOTE"].flatMap { $0.isEmpty ? nil : $0 } ?? "pipewire-0"
-        let path: String
-        if name.hasPrefix("/") {
-            path = name
-        } else {
-            guard let dir = [env["PIPEWIRE_RUNTIME_DIR"], env["XDG_RUNTIME_DIR"]].compactMap({ $0 }).first(where: { !$0.isEmpty })
-            else { return true }  // let libpipewire decide where to look
-            path = dir + "/" + name
+        if name.hasPrefix("/") { return [name] }
+        var paths: [String] = []
+        if let dir = ["PIPEWIRE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "USERPROFILE"].lazy.compactMap({ env[$0] }).first {
+            paths.append(dir + "/" + name)
         }
-        return FileManager.default.fileExists(atPath: path)
+        paths.append("/run/pipewire/" + name)
+        return paths
     }
 
     /// Connects with these client properties (`pw_context_connect`), starts
