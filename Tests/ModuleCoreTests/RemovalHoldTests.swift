@@ -48,26 +48,37 @@ import Testing
     func endTheWait() -> UInt64 {
         let start = clock.nanoseconds
         var fired = 0
-        while core.pendingChangeCount > 0, fired < 10,
-              let i = sink.timerRequests.lastIndex(where: { $0.token == Self.token && $0.milliseconds != ModuleCore.parkedMilliseconds }) {
-            let request = sink.timerRequests.remove(at: i)
-            sink.timerRequests.removeAll { $0.token == Self.token }
-            clock.advance(milliseconds: UInt64(request.milliseconds))
-            core.timerFired(Self.token)
-            fired += 1
-        }
+        while core.pendingChangeCount > 0, fired < 10, firePublishingTimer() { fired += 1 }
         #expect(core.pendingChangeCount == 0)
         return clock.nanoseconds - start
     }
 
     /// Runs the publishing timer out, as the module's loop would, until it is parked.
     func runThePublishingTimerOut() {
-        while let i = sink.timerRequests.lastIndex(where: { $0.token == Self.token && $0.milliseconds != ModuleCore.parkedMilliseconds }) {
-            let request = sink.timerRequests.remove(at: i)
-            sink.timerRequests.removeAll { $0.token == Self.token }
-            clock.advance(milliseconds: UInt64(request.milliseconds))
-            core.timerFired(Self.token)
-        }
+        while firePublishingTimer() {}
+    }
+
+    /// Fires the publishing timer at its due time (the clock moves there) if the core armed
+    /// it; whether it had.
+    func firePublishingTimer() -> Bool {
+        guard let i = sink.timerRequests.lastIndex(where: { $0.token == Self.token && $0.milliseconds != ModuleCore.parkedMilliseconds })
+        else { return false }
+        let request = sink.timerRequests.remove(at: i)
+        sink.timerRequests.removeAll { $0.token == Self.token }
+        clock.advance(milliseconds: UInt64(request.milliseconds))
+        core.timerFired(Self.token)
+        return true
+    }
+
+    /// Whatever is left to write is written; then the next stream plays and its start waits,
+    /// until 5 ms before its session's own wait (100 ms) ends.
+    func playTheNextUntilItsSessionsWaitAlmostEnds() {
+        runThePublishingTimerOut()
+        clock.advance(milliseconds: 20)
+        _ = sink.take()
+        play(Self.next, links: [80, 81])
+        #expect(core.pendingChangeCount == 1, "the start waits")
+        clock.advance(milliseconds: 95)
     }
 
     /// The writes of stream `n`'s session among `calls`.
@@ -127,15 +138,9 @@ import Testing
     /// next replacement, is written once, playing, when that start is decided; not first
     /// with the state the start is about to change.
     @Test func aNewSessionWhoseStartWaitsIsWrittenOnceWhenTheStartIsDecided() throws {
-        // Whatever the first stream left to write is written.
-        runThePublishingTimerOut()
-        clock.advance(milliseconds: 20)
-        _ = sink.take()
-        play(Self.next, links: [80, 81])
-        #expect(core.pendingChangeCount == 1, "the start waits")
-        // The new session's wait (100 ms) ends within the next interval: the first stream
-        // goes now, and its stop and removal wait too.
-        clock.advance(milliseconds: 95)
+        // The new session's wait ends within the next interval: the first stream goes now,
+        // and its stop and removal wait too.
+        playTheNextUntilItsSessionsWaitAlmostEnds()
         destroy(Self.first, links: Recorded.musicLinks)
         var calls = sink.take()
         #expect(sessionWrites(calls, Self.next).isEmpty, "\(calls)")
@@ -155,12 +160,7 @@ import Testing
     /// A new stream that goes as its session's wait ends, while its start waits: its stop
     /// and removal wait too, and its session, never written, is never written.
     @Test func aNewSessionWhoseStreamGoesWhileItsStartWaitsIsNeverWritten() {
-        runThePublishingTimerOut()
-        clock.advance(milliseconds: 20)
-        _ = sink.take()
-        play(Self.next, links: [80, 81])
-        #expect(core.pendingChangeCount == 1, "the start waits")
-        clock.advance(milliseconds: 95)
+        playTheNextUntilItsSessionsWaitAlmostEnds()
         destroy(Self.next, links: [80, 81])
         #expect(core.pendingChangeCount == 2, "the start and the removal wait")
         runThePublishingTimerOut()
