@@ -60,5 +60,18 @@ extension Integration {
             #expect(silent.blocks[2] == -.infinity)
             #expect(silent.steps(0..<5).largest < 0.3)
         }
+
+        /// A cycle the loaded machine missed at a 2048-frame quantum is two silent blocks,
+        /// and it can fall on either end of the range the duck test measures.
+        @Test func aDropoutAtEitherEndOfTheRangeIsSkippedAndTheStepsInsideAreStillMeasured() {
+            let db: (Float) -> Float = { Float(pow(10, Double($0) / 20)) }
+            let levels = Levels(Self.tone(gains: [0, 0, 1, 1, db(-5.5), db(-5.5), 0, 0]), tone: 440)
+            let s = levels.steps(0..<8)
+            #expect(abs(s.largest - 5.5) < 0.3, "largest \(s.largest)")
+            #expect(s.compared == 3)
+            #expect(levels.silentBlocks(0..<8) == [0, 1, 6, 7])
+            // A range of silence alone has no steps to measure.
+            #expect(levels.steps(0..<2).compared == 0)
+        }
     }
 }

@@ -93,9 +93,10 @@ extension Integration {
                                   largestStep: steps.largest, comparedPairs: steps.compared, brokenPairs: steps.broken,
                                   savedStateBefore: savedBefore, savedStateAfter: restoreStream(sandbox),
                                   volumesBefore: volumesBefore, volumesAfter: volumesAfter)
+            let silent = levels.silentBlocks(firstSound + 2..<n - 2)
             print(String(format: "duck: music %.2f dB before, %.2f dB during, %.2f dB after, largest step %.2f dB/block (%d pairs, %d across a gap left out), plateau %d blocks, dropouts %d",
                          before, outcome.during, after, outcome.largestStep, steps.compared, steps.broken, plateau.count,
-                         levels.dropouts(firstSound + 2..<n - 2)))
+                         silent.count) + (silent.isEmpty ? "" : " (blocks \(silent.map { $0 - firstSound }) after the music's first, of \(n - firstSound))"))
             return (levels, outcome)
         }
 

@@ -211,16 +211,16 @@ struct Levels {
     /// how many pairs were compared, and how many were left out because the recording
     /// is broken between them (`unbroken`): the loaded machine's recorder missed a cycle,
     /// or the player was late, and the two blocks were not heard one cycle apart.
-    /// A block of digital silence inside a constant tone, or one a dropout cuts into,
-    /// is a dropout, not a gain step: it is skipped. Silence at either end of `range`
-    /// still counts (an infinite step).
+    /// A block of digital silence, or one a dropout cuts into, is a dropout, not a gain
+    /// step: it is skipped, wherever it falls in `range`. (A cycle the loaded machine's
+    /// player or recorder missed is silence in the recording; at a 2048-frame quantum
+    /// that is two blocks, and it can fall on the first or last block of `range`.) A
+    /// stream that stops or goes quiet for longer shows in the levels before, during
+    /// and after, which the callers check; a range with no sounding block has no steps.
     func steps(_ range: Range<Int>) -> (largest: Double, compared: Int, broken: Int) {
         let r = range.clamped(to: 0..<blocks.count)
         guard r.count > 1 else { return (0, 0, 0) }
         let sounding = r.filter { blocks[$0].isFinite }
-        if sounding.isEmpty { return (0, 0, 0) }
-        guard let first = sounding.first, let last = sounding.last,
-              first == r.lowerBound, last == r.upperBound - 1 else { return (.infinity, 0, 0) }
         let whole = sounding.filter { !partial.contains($0) }
         var m = 0.0, compared = 0, broken = 0
         for (a, b) in zip(whole, whole.dropFirst()) {
@@ -233,7 +233,12 @@ struct Levels {
 
     /// Blocks of digital silence (dropouts) in `range`.
     func dropouts(_ range: Range<Int>) -> Int {
-        range.clamped(to: 0..<blocks.count).filter { !blocks[$0].isFinite }.count
+        silentBlocks(range).count
+    }
+
+    /// The indices of the blocks of digital silence in `range`.
+    func silentBlocks(_ range: Range<Int>) -> [Int] {
+        range.clamped(to: 0..<blocks.count).filter { !blocks[$0].isFinite }
     }
 
     /// The longest run of consecutive blocks below `threshold`, from block `first` on.
