@@ -62,6 +62,8 @@ public final class ModuleCore {
     /// once before with the state they are about to change.
     /// Entries are passed over as the queue's are.
     @exclusivity(unchecked) var youngAfterWaiting: [(key: PublishedKey, due: UInt64)] = []
+    /// Whether new sessions wait for nothing more: the changes they waited for are decided.
+    var youngAfterWaitingAreFree: Bool { waitingHeld == 0 && !youngAfterWaiting.isEmpty }
     /// The graph's port links by the nodes they join (`NodeLinks`): what the policy hears of links.
     @exclusivity(unchecked) var nodeLinks = NodeLinks()
     /// Legacy sessions' keys whose removal is held (written with the next held keys).
@@ -715,7 +717,7 @@ public final class ModuleCore {
     @discardableResult
     func promoteYoungKeys(at now: UInt64) -> Bool {
         var promoted = false
-        if waitingHeld == 0, !youngAfterWaiting.isEmpty {
+        if youngAfterWaitingAreFree {
             for entry in youngAfterWaiting where youngKeys[entry.key] == entry.due {
                 youngKeys.removeValue(forKey: entry.key)
                 heldKeys.insert(entry.key)
@@ -786,7 +788,7 @@ public final class ModuleCore {
         }
         if let waiting = heldWaitDue { due = min(due ?? waiting, waiting) }
         // New sessions that waited for their streams' changes, decided since: written now.
-        if waitingHeld == 0 && !youngAfterWaiting.isEmpty { due = now }
+        if youngAfterWaitingAreFree { due = now }
         guard let due else {
             if publishTimerDue != nil {
                 publishTimerDue = nil
@@ -821,7 +823,7 @@ public final class ModuleCore {
         var matured = false
         let soon = now &+ intervalNanoseconds
         if (youngQueueHead < youngQueue.count && youngQueue[youngQueueHead].due <= soon)
-            || (waitingHeld == 0 && !youngAfterWaiting.isEmpty) {
+            || youngAfterWaitingAreFree {
             matured = promoteYoungKeys(at: soon)
         }
         guard !heldKeys.isEmpty else { return }
