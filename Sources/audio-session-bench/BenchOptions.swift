@@ -11,8 +11,11 @@ struct BenchOptions: ParsableCommand {
         `module-pw1.4` and `baseline-pw1.4` run the PipeWire tree given with --pw14-prefix \
         (scripts/pipewire-tree.sh makes one), the module from --pw14-module-dir, built against \
         that tree's headers; `peer-pw1.4` runs WirePlumber 0.5's own role-based policy \
-        (role loopbacks, duck level 0.3) on that tree, without the module. Writes OUT/results.json; scripts/plot.py turns it into \
-        BENCHMARKS.md and the plots.
+        (role loopbacks, duck level 0.3) on that tree, without the module; `module-pw1.6` and \
+        `baseline-pw1.6` run the PipeWire 1.6 root filesystem given with --pw16-prefix \
+        (scripts/pipewire-rootfs.sh makes one), the module from --pw16-module-dir. \
+        Writes OUT/results.json; scripts/plot.py turns it into BENCHMARKS.md and the plots. \
+        Exits 1 when no system could be measured (every sandbox failed to start).
 
         Examples:
           audio-session-bench --quick --out /tmp/b
@@ -94,6 +97,54 @@ struct BenchOptions: ParsableCommand {
     var faultClients: Int?
     @Option(name: .customLong("fault-daemons"), help: "Daemons per system for the faults section, each started for it and given the same rounds; the memory the daemon keeps afterwards is their median (5; quick 1).")
     var faultDaemons: Int?
+
+    static let knownSections = ["idle", "headphones", "duck", "interrupt", "notify", "streams", "cpu", "props",
+                                "churn", "profile", "faults", "bluetooth", "peer"]
+    static let knownSystems = ["module", "baseline", "module-pw1.4", "baseline-pw1.4", "peer-pw1.4",
+                               "module-pw1.6", "baseline-pw1.6"]
+
+    /// Names in a comma-separated list that are not in `known`.
+    static func unknown(_ list: String, _ known: [String]) -> [String] {
+        list.split(separator: ",").map(String.init).filter { !known.contains($0) }
+    }
+
+    mutating func validate() throws {
+        guard only.contains(where: { $0 != "," }) else {
+            throw ValidationError("--only names no section; the sections are \(Self.knownSections.joined(separator: ", ")).")
+        }
+        if let systems, !systems.contains(where: { $0 != "," }) {
+            throw ValidationError("--systems names no system; the systems are \(Self.knownSystems.joined(separator: ", ")).")
+        }
+        let badSections = Self.unknown(only, Self.knownSections)
+        guard badSections.isEmpty else {
+            throw ValidationError("--only: no section named \(badSections.map { "'\($0)'" }.joined(separator: ", ")); the sections are \(Self.knownSections.joined(separator: ", ")).")
+        }
+        if let systems {
+            let badSystems = Self.unknown(systems, Self.knownSystems)
+            guard badSystems.isEmpty else {
+                throw ValidationError("--systems: no system named \(badSystems.map { "'\($0)'" }.joined(separator: ", ")); the systems are \(Self.knownSystems.joined(separator: ", ")).")
+            }
+        }
+        let counts: [(String, Int?)] = [("--peer-trials", peerTrials), ("--bluetooth-trials", bluetoothTrials),
+            ("--hl-trials", hlTrials), ("--duck-trials", duckTrials), ("--baseline-duck-trials", baselineDuckTrials),
+            ("--interrupt-trials", interruptTrials), ("--baseline-interrupt-trials", baselineInterruptTrials),
+            ("--notify-trials", notifyTrials), ("--streams", streams), ("--toggle-events", toggleEvents),
+            ("--churn-live", churnLive), ("--churn-cost-live", churnCostLive), ("--cost-attempts", costAttempts),
+            ("--fault-rounds", faultRounds), ("--flood-activation-updates", floodActivationUpdates),
+            ("--flood-silent-updates", floodSilentUpdates), ("--fault-clients", faultClients), ("--fault-daemons", faultDaemons)]
+        for (name, value) in counts {
+            if let value, value < 1 { throw ValidationError("\(name) must be at least 1 (it was \(value)).") }
+        }
+        if let hlSettle, !(hlSettle.isFinite && hlSettle >= 0) {
+            throw ValidationError("--hl-settle must be a number of seconds, 0 or more (it was \(hlSettle)).")
+        }
+        let amounts: [(String, Double?)] = [("--idle-seconds", idleSeconds), ("--toggle-rate", toggleRate),
+            ("--churn-seconds", churnSeconds), ("--churn-rate", churnRate), ("--churn-cost-rate", churnCostRate),
+            ("--calm-spread", calmSpread)]
+        for (name, value) in amounts {
+            if let value, !(value.isFinite && value > 0) { throw ValidationError("\(name) must be a number above 0 (it was \(value)).") }
+        }
+    }
 
     /// `value`, else the full or the quick default.
     func pick<T>(_ value: T?, _ full: T, _ quickDefault: T) -> T { value ?? (quick ? quickDefault : full) }

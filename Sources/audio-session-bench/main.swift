@@ -734,3 +734,11 @@ results.machine.loadAverageEnd = Proc.loadAverage()
 results.totalSeconds = Date().timeIntervalSince(benchStart)
 collect()
 progress("wrote \(outDir)/results.json")
+let notMeasured = runners.map(\.result.get).filter { $0.sandboxStartSeconds == nil }
+for r in notMeasured {
+    progress("\(r.system) was not measured: \(r.sandboxError ?? "its sandbox did not start")")
+}
+if !runners.isEmpty && notMeasured.count == runners.count {
+    progress("no system could be measured: results.json holds only the reasons above")
+    exit(1)
+}

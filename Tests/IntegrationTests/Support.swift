@@ -22,6 +22,13 @@ enum Support {
     static func pwSessionPath() throws -> String {
         let fm = FileManager.default
         if let p = ProcessInfo.processInfo.environment["PW_SESSION"], fm.isExecutableFile(atPath: p) { return p }
+        return try builtExecutable("pw-session", hint: "build it or set PW_SESSION")
+    }
+
+    /// A product of this package built with the tests: next to the test bundle (same build
+    /// products directory), else in the usual scratch paths of the checkout.
+    static func builtExecutable(_ name: String, hint: String = "build it") throws -> String {
+        let fm = FileManager.default
         var dirs: [String] = []
         if let exe = try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             dirs.append((exe as NSString).deletingLastPathComponent)
@@ -36,10 +43,10 @@ enum Support {
             dirs.append(checkoutRoot + "/\(scratch)/release")
         }
         for dir in dirs {
-            let p = dir + "/pw-session"
+            let p = dir + "/" + name
             if fm.isExecutableFile(atPath: p) { return p }
         }
-        throw TestFailure("pw-session executable not found (looked in \(dirs.joined(separator: ", "))); build it or set PW_SESSION")
+        throw TestFailure("\(name) executable not found (looked in \(dirs.joined(separator: ", "))); \(hint)")
     }
 
     /// A fresh temporary directory for one test; remove it with `removeTemp`.
