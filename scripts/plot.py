@@ -1216,7 +1216,8 @@ def md_reproducing():
         "```",
         "",
         "Options of `audio-session-bench` (trial counts, windows, sections, systems): "
-        "`.build/release/audio-session-bench --help`.",
+        "`.build/release/audio-session-bench --help`. A misspelt section or system is an error before anything "
+        "starts, and a run in which no system could be measured exits 1.",
         "",
     ]
 

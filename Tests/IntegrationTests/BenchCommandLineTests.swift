@@ -7,7 +7,9 @@ extension Integration {
     /// could be measured does not exit 0.
     @Suite struct BenchCommandLineTests {
         static func bench(_ arguments: [String], in dir: String) throws -> (status: Int32, stdout: String, stderr: String) {
-            try Support.runOutside([try Support.builtExecutable("audio-session-bench")] + arguments + ["--out", dir + "/out"], in: dir)
+            // Each run here ends within a second; a bench that measured instead would be stopped.
+            try Support.runOutside([try Support.builtExecutable("audio-session-bench")] + arguments + ["--out", dir + "/out"], in: dir,
+                                   timeout: 30)
         }
 
         @Test(arguments: [

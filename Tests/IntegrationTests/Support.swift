@@ -99,7 +99,10 @@ enum Support {
                            timeout: TimeInterval = 120) throws -> (status: Int32, stdout: String, stderr: String) {
         let p = try spawnOutside(argv, environment: environment, in: dir)
         guard let status = p.wait(timeout: timeout) else {
-            p.kill(SIGKILL); _ = p.wait(timeout: 10)
+            // SIGTERM first: pw-session and audio-session-bench then stop the daemons they
+            // started, which SIGKILL would leave running.
+            p.kill(SIGTERM)
+            if p.wait(timeout: 15) == nil { p.kill(SIGKILL); _ = p.wait(timeout: 10) }
             throw TestFailure("\(argv.joined(separator: " ")) did not finish within \(Int(timeout)) s")
         }
         return (status, p.stdout, p.stderr)
