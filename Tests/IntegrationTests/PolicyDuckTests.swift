@@ -15,6 +15,8 @@ extension Integration {
 
         struct Outcome {
             var before: Double, during: Double, after: Double, largestStep: Double, comparedPairs: Int, brokenPairs: Int
+            /// Blocks of digital silence after the music's start (`Levels.steps` skips them).
+            var silentBlocks: Int
             var savedStateBefore: Data?, savedStateAfter: Data?
             var volumesBefore: String, volumesAfter: String
         }
@@ -89,11 +91,12 @@ extension Integration {
             let plateau = run.lowerBound + run.count / 4..<run.upperBound - run.count / 4
             let after = levels.median(n - 20..<n - 2)
             let steps = levels.steps(firstSound + 2..<n - 2)
+            let silent = levels.silentBlocks(firstSound + 2..<n - 2)
             let outcome = Outcome(before: before, during: levels.median(plateau), after: after,
                                   largestStep: steps.largest, comparedPairs: steps.compared, brokenPairs: steps.broken,
+                                  silentBlocks: silent.count,
                                   savedStateBefore: savedBefore, savedStateAfter: restoreStream(sandbox),
                                   volumesBefore: volumesBefore, volumesAfter: volumesAfter)
-            let silent = levels.silentBlocks(firstSound + 2..<n - 2)
             print(String(format: "duck: music %.2f dB before, %.2f dB during, %.2f dB after, largest step %.2f dB/block (%d pairs, %d across a gap left out), plateau %d blocks, dropouts %d",
                          before, outcome.during, after, outcome.largestStep, steps.compared, steps.broken, plateau.count,
                          silent.count) + (silent.isEmpty ? "" : " (blocks \(silent.map { $0 - firstSound }) after the music's first, of \(n - firstSound))"))
@@ -106,6 +109,10 @@ extension Integration {
             #expect(o.largestStep <= 3, "largest step \(o.largestStep) dB")
             // Gaps in the recording are rare: nearly every pair of blocks is compared.
             #expect(o.brokenPairs * 10 <= o.comparedPairs, "\(o.brokenPairs) pairs across a gap, \(o.comparedPairs) compared")
+            // So is silence: a few cycles the loaded machine missed (at most 4 blocks in 225
+            // ducks recorded with three or four integration suites running at once on two
+            // cores), not a cut at each step of the ramp, which the step check skips.
+            #expect(o.silentBlocks <= 8, "\(o.silentBlocks) blocks of silence")
         }
 
         @Test func s4NavigationPromptDucksLegacyMusicAndLeavesTheUsersVolumeAlone() throws {
