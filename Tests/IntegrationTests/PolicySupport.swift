@@ -231,12 +231,7 @@ struct Levels {
         return (m, compared, broken)
     }
 
-    /// Blocks of digital silence (dropouts) in `range`.
-    func dropouts(_ range: Range<Int>) -> Int {
-        silentBlocks(range).count
-    }
-
-    /// The indices of the blocks of digital silence in `range`.
+    /// The indices of the blocks of digital silence (dropouts) in `range`.
     func silentBlocks(_ range: Range<Int>) -> [Int] {
         range.clamped(to: 0..<blocks.count).filter { !blocks[$0].isFinite }
     }
